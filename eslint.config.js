@@ -1,0 +1,82 @@
+// @ts-check
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** Imports a layer must never make: the dependency rule of docs/architecture.md, checked. */
+const layer = (files, patterns, message) => ({
+  files,
+  rules: {
+    'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
+  },
+});
+
+const OUTER_LAYERS = [
+  '**/http/**',
+  '**/app-api/**',
+  '**/mcp/**',
+  '**/realtime/**',
+  '**/delivery/**',
+  '**/app.ts',
+  '**/main.ts',
+  '**/server.ts',
+];
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'data/**',
+      'test-results/**',
+      'bench-results/**',
+      'coverage/**',
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node }, ecmaVersion: 2024, sourceType: 'module' },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      'no-console': 'off',
+    },
+  },
+  layer(
+    ['packages/server/src/domain/**'],
+    [
+      'fastify',
+      'fastify/*',
+      'kysely',
+      'kysely/*',
+      'pg',
+      'undici',
+      'ws',
+      'node:*',
+      '../store/**',
+      '../commands/**',
+      '../carriers/**',
+      ...OUTER_LAYERS,
+    ],
+    'domain/ holds pure rules: no I/O, no framework, no store.',
+  ),
+  layer(
+    ['packages/server/src/commands/**', 'packages/server/src/presenters/**'],
+    ['fastify', 'fastify/*', ...OUTER_LAYERS],
+    'commands/ and presenters/ are called by the outer layers, never the other way round.',
+  ),
+  layer(
+    ['packages/server/src/store/**'],
+    ['fastify', 'fastify/*', '**/commands/**', '**/carriers/**', ...OUTER_LAYERS],
+    'store/ is a port used by commands; it knows nothing of use cases or transports.',
+  ),
+  layer(
+    ['packages/sdk/**'],
+    ['**/server/**', '@switchboard/server', '@switchboard/server/*'],
+    'The SDK stands alone: it never imports the server.',
+  ),
+);

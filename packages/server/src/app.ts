@@ -1,0 +1,59 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { ApiError } from './domain/errors.ts';
+import { randomBase62 } from './lib/ids.ts';
+import { registerApiKeyAuth } from './http/plugins/auth.ts';
+import { registerContentTypeCheck } from './http/plugins/content-type.ts';
+import { registerErrorHandling, sendApiError } from './http/plugins/errors.ts';
+import { registerIdempotency } from './http/plugins/idempotency.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { contactRoutes } from './http/routes/contacts.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import type { AppDeps } from './http/types.ts';
+
+export type { AppDeps } from './http/types.ts';
+
+/** Largest request body accepted (a 1600-character message with ten URLs is far below). */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * The composition root of the HTTP service: every plugin and route, wired to
+ * the given dependencies. It never listens, so tests inject requests or
+ * listen on a port of their choosing.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => `req_${randomBase62(16)}`,
+    requestIdHeader: false,
+    ajv: {
+      customOptions: {
+        // Unknown fields are errors (422 naming the field), never silently dropped,
+        // and types are never coerced: "5" is not a number.
+        removeAdditional: false,
+        coerceTypes: false,
+        useDefaults: false,
+        allErrors: false,
+      },
+    },
+    return503OnClosing: true,
+  });
+  app.decorate('deps', deps);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerApiKeyAuth(app);
+  registerContentTypeCheck(app);
+  registerIdempotency(app);
+  registerOpenApi(app);
+  app.setNotFoundHandler((request, reply) =>
+    sendApiError(
+      reply,
+      new ApiError('not_found', `No route for ${request.method} ${request.url}.`),
+    ),
+  );
+  await app.register(healthRoutes);
+  await app.register(contactRoutes, { prefix: '/v1' });
+  return app;
+}

@@ -1,0 +1,66 @@
+import { newId } from '../lib/ids.ts';
+import { ApiError, validationError } from '../domain/errors.ts';
+import type { Mode } from '../domain/modes.ts';
+import { isE164 } from '../domain/phone.ts';
+import { isSandboxNumber, randomSandboxNumber } from '../domain/sandbox-numbers.ts';
+import { findAccount } from '../store/repos/accounts.ts';
+import { findPhoneNumber, insertPhoneNumber } from '../store/repos/phone-numbers.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import type { CommandDeps } from './context.ts';
+
+/** A number provisioned on an account. */
+export interface ProvisionedNumber {
+  id: string;
+  accountId: string;
+  mode: Mode;
+  phone: string;
+}
+
+/**
+ * Provisions `phone` on an account in one mode. Test mode takes only numbers in
+ * the fictional sandbox range; a number belongs to one account per mode.
+ */
+export async function addNumber(
+  tx: WriteTx,
+  input: { accountId: string; mode: Mode; phone: string },
+  deps: CommandDeps,
+): Promise<ProvisionedNumber> {
+  if (!isE164(input.phone)) {
+    throw validationError('phone', 'phone must be an E.164 number, such as +14155550100.');
+  }
+  if (input.mode === 'test' && !isSandboxNumber(input.phone)) {
+    throw validationError('phone', 'test-mode numbers must be in the range +1NPA5550100–0199.');
+  }
+  if (!(await findAccount(tx.db, input.accountId))) {
+    throw new ApiError('not_found', `No such account: '${input.accountId}'.`);
+  }
+  if (await findPhoneNumber(tx.db, input.mode, input.phone)) {
+    throw validationError('phone', `${input.phone} is already provisioned in ${input.mode} mode.`);
+  }
+  const now = deps.clock.now();
+  const row = {
+    id: newId('pn', now),
+    account_id: input.accountId,
+    mode: input.mode,
+    phone: input.phone,
+    created_at: now,
+  };
+  await insertPhoneNumber(tx.db, row);
+  return { id: row.id, accountId: row.account_id, mode: row.mode, phone: row.phone };
+}
+
+/** Picks a free sandbox number and provisions it in test mode. */
+export async function provisionSandboxNumber(
+  tx: WriteTx,
+  accountId: string,
+  deps: CommandDeps,
+): Promise<string> {
+  // 22 area codes x 100 lines: a free one is found in a few tries until thousands are taken.
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const phone = randomSandboxNumber();
+    if (await findPhoneNumber(tx.db, 'test', phone)) continue;
+    await addNumber(tx, { accountId, mode: 'test', phone }, deps);
+    return phone;
+  }
+  throw new ApiError('service_unavailable', 'No free sandbox numbers are left.');
+}

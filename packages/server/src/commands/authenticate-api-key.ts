@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import { sha256Hex } from '../lib/secrets.ts';
+import { ApiError } from '../domain/errors.ts';
+import { parseKeyMode } from '../domain/api-keys.ts';
+import type { Mode } from '../domain/modes.ts';
+import { findApiKeyByHash } from '../store/repos/api-keys.ts';
+import type { DB } from '../store/schema.ts';
+
+/** The caller behind a valid API key. */
+export interface ApiKeyPrincipal {
+  keyId: string;
+  accountId: string;
+  mode: Mode;
+}
+
+const UNAUTHORIZED = 'Provide a valid API key as `Authorization: Bearer sk_test_…`.';
+
+/** The bearer token of an `Authorization` header, or null when there is none. */
+export function bearerToken(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+/**
+ * Resolves an `Authorization` header to its account and mode. Missing,
+ * malformed, unknown and revoked keys are all the same `401 unauthorized`,
+ * so the answer reveals nothing about which keys exist.
+ */
+export async function authenticateApiKey(
+  db: Kysely<DB>,
+  authorization: string | undefined,
+): Promise<ApiKeyPrincipal> {
+  const secret = bearerToken(authorization);
+  const mode = secret ? parseKeyMode(secret) : null;
+  if (!secret || !mode) throw new ApiError('unauthorized', UNAUTHORIZED);
+  const key = await findApiKeyByHash(db, sha256Hex(secret));
+  if (!key || key.revoked_at !== null || key.mode !== mode) {
+    throw new ApiError('unauthorized', UNAUTHORIZED);
+  }
+  return { keyId: key.id, accountId: key.account_id, mode: key.mode };
+}

@@ -1,0 +1,23 @@
+import { ApiError } from '../domain/errors.ts';
+import { findApiKey, revokeApiKey as markRevoked } from '../store/repos/api-keys.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import type { CommandDeps } from './context.ts';
+
+/**
+ * Revokes a key. Authentication reads the key on every request (or a cache
+ * that revocation invalidates), so the next request with it gets `401`.
+ * `accountId`, when given, confines the revocation to that account.
+ */
+export async function revokeApiKey(
+  tx: WriteTx,
+  input: { keyId: string; accountId?: string },
+  deps: CommandDeps,
+): Promise<{ id: string; revoked: true }> {
+  const key = await findApiKey(tx.db, input.keyId);
+  if (!key || (input.accountId !== undefined && key.account_id !== input.accountId)) {
+    throw new ApiError('not_found', `No such API key: '${input.keyId}'.`);
+  }
+  await markRevoked(tx.db, key.id, deps.clock.now());
+  tx.publish('api_key.revoked', { id: key.id, keyHash: key.key_hash });
+  return { id: key.id, revoked: true };
+}

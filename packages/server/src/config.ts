@@ -1,0 +1,128 @@
+import { resolve } from 'node:path';
+
+/** Which parts of the service one process runs. One process runs all by default. */
+export const ROLES = ['api', 'worker', 'realtime'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The whole configuration, parsed once from the environment (and CLI flags). */
+export interface Config {
+  /** HTTP port; `{base_url}` is `http://HOST:PORT/v1`. */
+  port: number;
+  /** Bind address. */
+  host: string;
+  /** Directory holding the embedded SQLite database. */
+  dataDir: string;
+  /** `postgres://…` switches storage to PostgreSQL; null means embedded SQLite. */
+  databaseUrl: string | null;
+  /** Lets webhook endpoints use `http://` and private addresses. */
+  webhookAllowPrivate: boolean;
+  /** Sandbox carrier: time from queued to sent, and again to delivered. */
+  sandboxDelayMs: number;
+  /** Requests per second per API key (burst = 2 x rate). */
+  rateLimit: number;
+  /** `full` fsyncs every commit; `normal` trades that for speed (SQLite only). */
+  durability: 'full' | 'normal';
+  /** pino level. */
+  logLevel: string;
+  /** Roles this process runs. */
+  roles: Role[];
+  /** URL scheme of deep links (`switchboard://sms?to=…`). */
+  deepLinkScheme: string;
+}
+
+/** A configuration that cannot be used, with every problem listed at once. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Flags that override the environment (`--port`, `--data`). */
+export interface ConfigOverrides {
+  port?: string | undefined;
+  dataDir?: string | undefined;
+}
+
+function integer(
+  problems: string[],
+  name: string,
+  raw: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max} (got '${raw}')`);
+    return fallback;
+  }
+  return n;
+}
+
+/** Reads the configuration; throws ConfigError listing everything that is wrong. */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: ConfigOverrides = {},
+): Config {
+  const problems: string[] = [];
+  const port = integer(problems, 'PORT', overrides.port ?? env.PORT, 8080, 0, 65535);
+  const sandboxDelayMs = integer(
+    problems,
+    'SWITCHBOARD_SANDBOX_DELAY_MS',
+    env.SWITCHBOARD_SANDBOX_DELAY_MS,
+    200,
+    0,
+    3_600_000,
+  );
+  const rateLimit = integer(
+    problems,
+    'SWITCHBOARD_RATE_LIMIT',
+    env.SWITCHBOARD_RATE_LIMIT,
+    100,
+    1,
+    1_000_000,
+  );
+  const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const durability = env.SWITCHBOARD_DURABILITY ?? 'full';
+  if (durability !== 'full' && durability !== 'normal') {
+    problems.push(`SWITCHBOARD_DURABILITY must be 'full' or 'normal' (got '${durability}')`);
+  }
+  const roles = (env.SWITCHBOARD_ROLES ?? ROLES.join(','))
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  for (const role of roles) {
+    if (!(ROLES as readonly string[]).includes(role)) {
+      problems.push(`SWITCHBOARD_ROLES: unknown role '${role}' (known: ${ROLES.join(', ')})`);
+    }
+  }
+  const allowPrivate = env.SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE ?? '';
+  if (!['', '0', '1'].includes(allowPrivate)) {
+    problems.push('SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE must be 1 or unset');
+  }
+  const scheme = env.SWITCHBOARD_DEEP_LINK_SCHEME ?? 'switchboard';
+  if (!/^[a-z][a-z0-9+.-]*$/.test(scheme)) {
+    problems.push('SWITCHBOARD_DEEP_LINK_SCHEME must be a URL scheme such as switchboard');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(overrides.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? './data'),
+    databaseUrl,
+    webhookAllowPrivate: allowPrivate === '1',
+    sandboxDelayMs,
+    rateLimit,
+    durability: durability as Config['durability'],
+    logLevel: env.SWITCHBOARD_LOG_LEVEL ?? env.LOG_LEVEL ?? 'info',
+    roles: roles as Role[],
+    deepLinkScheme: scheme,
+  };
+}

@@ -1,0 +1,32 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (
+    (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined
+  );
+}
+
+/**
+ * Requires `Content-Type: application/json` on every request that carries a
+ * body or whose route expects one, before any parsing, so a missing or wrong
+ * type is our `400 invalid_request` rather than a framework default.
+ */
+export function registerContentTypeCheck(app: FastifyInstance): void {
+  app.addHook('preParsing', async (request: FastifyRequest) => {
+    const expectsBody = request.routeOptions.schema?.body !== undefined;
+    if (!expectsBody && !hasBody(request)) return;
+    const type = request.headers['content-type'];
+    if (!type || !JSON_TYPE.test(type)) {
+      throw new ApiError(
+        'invalid_request',
+        type
+          ? `Unsupported Content-Type '${type}'; send application/json.`
+          : 'Missing Content-Type; send application/json.',
+      );
+    }
+  });
+}

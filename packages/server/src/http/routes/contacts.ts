@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../domain/errors.ts';
+import { createContact } from '../../commands/create-contact.ts';
+import { presentContact } from '../../presenters/contact.ts';
+import { findContact } from '../../store/repos/contacts.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { commitAndReply } from '../plugins/idempotency.ts';
+import { ErrorBody, IdParams } from '../schemas/common.ts';
+import { Contact, CreateContactBody } from '../schemas/contacts.ts';
+
+/** `POST /v1/contacts` and `GET /v1/contacts/{id}`. */
+export async function contactRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.deps;
+
+  app.post<{ Body: CreateContactBody }>(
+    '/contacts',
+    {
+      schema: {
+        operationId: 'createContact',
+        summary: 'Create a contact',
+        description:
+          'Adds a contact to the shared directory; its name becomes the caller ID of its number. Emits `contact.created`.',
+        tags: ['Contacts'],
+        body: CreateContactBody,
+        response: { 201: Contact, '4xx': ErrorBody },
+      },
+    },
+    (request, reply) =>
+      commitAndReply(request, reply, 201, (tx) =>
+        createContact(tx, principalOf(request), request.body, { clock }),
+      ),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/contacts/:id',
+    {
+      schema: {
+        operationId: 'getContact',
+        summary: 'Retrieve a contact',
+        tags: ['Contacts'],
+        params: IdParams,
+        response: { 200: Contact, '4xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { accountId, mode } = principalOf(request);
+      const row = await findContact(store.db, accountId, mode, request.params.id);
+      if (!row) throw notFound('contact', request.params.id);
+      return presentContact(row);
+    },
+  );
+}

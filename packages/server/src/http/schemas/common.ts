@@ -1,0 +1,45 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** `T` or `null`, written as a JSON Schema type array (OpenAPI 3.1 style). */
+export function Nullable<T extends TSchema>(schema: T) {
+  const { type } = schema as unknown as { type: string };
+  return Type.Unsafe<T['static'] | null>({ ...schema, type: [type, 'null'] });
+}
+
+/** An E.164 phone number. */
+export const E164 = Type.String({
+  pattern: '^\\+[1-9][0-9]{6,14}$',
+  description: 'E.164 number: +, country code and number, no spaces (e.g. +14155550100).',
+  examples: ['+14155550100'],
+});
+
+/** A UTC timestamp. */
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** The error body every failure answers with. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String({
+        description: 'Stable machine-readable error type; branch on this.',
+        enum: [
+          'invalid_request',
+          'unauthorized',
+          'not_found',
+          'idempotency_conflict',
+          'validation_error',
+          'recipient_opted_out',
+          'rate_limited',
+          'internal_error',
+          'service_unavailable',
+        ],
+      }),
+      message: Type.String({ description: 'Human-readable; may change.' }),
+      param: Type.Optional(Type.String({ description: 'The field that failed validation.' })),
+    }),
+  },
+  { title: 'Error' },
+);
+
+/** A path parameter `id`. */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,0 +1,41 @@
+import type { Config } from '../config.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { ApiKeyPrincipal } from '../commands/authenticate-api-key.ts';
+import type { Store } from '../store/store.ts';
+
+/** What the HTTP app is built from: everything with I/O is passed in. */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** An idempotent POST in progress: its key and the hash of what was asked. */
+export interface IdempotencyContext {
+  key: string;
+  requestHash: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+  interface FastifyRequest {
+    /** The API key's account and mode; set on every authenticated `/v1` request. */
+    principal: ApiKeyPrincipal | null;
+    idempotency: IdempotencyContext | null;
+  }
+  /** OpenAPI annotations carried in route schemas (see http/openapi.ts). */
+  interface FastifySchema {
+    operationId?: string;
+    summary?: string;
+    description?: string;
+    tags?: string[];
+  }
+  interface FastifyContextConfig {
+    /** Routes that answer without an API key (health, discovery). */
+    public?: boolean;
+  }
+}

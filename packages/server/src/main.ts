@@ -1,0 +1,229 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ApiError } from './domain/errors.ts';
+import { isMode, type Mode } from './domain/modes.ts';
+import { systemClock } from './lib/clock.ts';
+import { createLogger } from './lib/logger.ts';
+import { hashPassword } from './lib/secrets.ts';
+import { addNumber } from './commands/add-number.ts';
+import { bootstrapDemo } from './commands/bootstrap-demo.ts';
+import { createAccount } from './commands/create-account.ts';
+import { createApiKey } from './commands/create-api-key.ts';
+import { createUser, MIN_PASSWORD_LENGTH } from './commands/create-user.ts';
+import { revokeApiKey } from './commands/revoke-api-key.ts';
+import { startServer } from './server.ts';
+import { openStore, type Store } from './store/store.ts';
+
+const USAGE = `Usage: switchboard <command> [options]
+
+Commands:
+  serve [--port N] [--data DIR]                       run the service
+  accounts create --name NAME                         create an account with sandbox numbers
+  keys create --account ACCT --mode test|live         issue an API key (its secret is shown once)
+  keys revoke KEY_ID                                  revoke a key (refused on the next request)
+  numbers add --account ACCT --mode test|live E164    provision a number on an account
+  users create --account ACCT --email E --password P [--name N] [--role owner|member]
+                                                      create a softphone login
+
+Every command but serve accepts --json and then prints one JSON document.
+Configuration comes from the environment (see README): PORT, HOST,
+SWITCHBOARD_DATA_DIR, DATABASE_URL, ...`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  port: { type: 'string' },
+  data: { type: 'string' },
+  name: { type: 'string' },
+  account: { type: 'string' },
+  mode: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
+  role: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
+>['values'];
+
+/** A mistake in how the command was called (exit code 2). */
+class UsageError extends Error {}
+
+function required(values: Values, name: keyof Values): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function modeOption(values: Values): Mode {
+  const mode = required(values, 'mode');
+  if (!isMode(mode)) throw new UsageError('--mode must be test or live');
+  return mode;
+}
+
+async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    durability: config.durability,
+  });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function print(json: boolean, document: object, human: string): void {
+  process.stdout.write(json ? `${JSON.stringify(document)}\n` : `${human}\n`);
+}
+
+async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const bootstrap = await withStore(config, (store) =>
+    bootstrapDemo(store, { clock: systemClock }),
+  );
+  const server = await startServer(config, logger);
+  if (bootstrap) {
+    process.stdout.write(
+      [
+        '',
+        'Switchboard is ready. A demo account was created for this fresh data directory:',
+        `  account        ${bootstrap.accountId}`,
+        `  test API key   ${bootstrap.testKey}   (shown only now)`,
+        `  test numbers   ${bootstrap.testNumbers.join(', ')}`,
+        `  softphone      ${server.url}/app  login ${bootstrap.login.email} / ${bootstrap.login.password}`,
+        `  API            ${server.url}/v1`,
+        '',
+        `  curl -X POST ${server.url}/v1/contacts -H 'Authorization: Bearer ${bootstrap.testKey}' \\`,
+        `       -H 'Content-Type: application/json' -d '{"phone":"+14155550123","name":"Ada"}'`,
+        '',
+      ].join('\n'),
+    );
+  }
+  logger.info({ url: server.url, engine: server.store.engine }, 'listening');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+  });
+  const [command, sub, ...rest] = positionals;
+  if (values.help || !command) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const config = loadConfig(process.env, { port: values.port, dataDir: values.data });
+  const json = values.json ?? false;
+  const deps = { clock: systemClock };
+  switch (`${command} ${sub ?? ''}`.trim()) {
+    case 'serve':
+      return serve(config);
+    case 'accounts create': {
+      const name = required(values, 'name');
+      const account = await withStore(config, (s) =>
+        s.write((tx) => createAccount(tx, { name }, deps)),
+      );
+      return print(
+        json,
+        account,
+        `Created ${account.id} (${account.name}) with test numbers ${account.testNumbers.join(', ')}`,
+      );
+    }
+    case 'keys create': {
+      const accountId = required(values, 'account');
+      const mode = modeOption(values);
+      const key = await withStore(config, (s) =>
+        s.write((tx) => createApiKey(tx, { accountId, mode }, deps)),
+      );
+      const document = { id: key.id, mode: key.mode, secret: key.secret };
+      return print(
+        json,
+        document,
+        `Created ${key.id}: ${key.secret}\nThis secret is shown only once; store it now.`,
+      );
+    }
+    case 'keys revoke': {
+      const keyId = rest[0];
+      if (!keyId) throw new UsageError('keys revoke needs a KEY_ID');
+      const result = await withStore(config, (s) =>
+        s.write((tx) => revokeApiKey(tx, { keyId }, deps)),
+      );
+      return print(json, result, `Revoked ${result.id}`);
+    }
+    case 'numbers add': {
+      const phone = rest[0];
+      if (!phone) throw new UsageError('numbers add needs an E.164 number');
+      const accountId = required(values, 'account');
+      const mode = modeOption(values);
+      const number = await withStore(config, (s) =>
+        s.write((tx) => addNumber(tx, { accountId, mode, phone }, deps)),
+      );
+      return print(json, number, `Added ${number.phone} to ${number.accountId} (${number.mode})`);
+    }
+    case 'users create': {
+      const accountId = required(values, 'account');
+      const email = required(values, 'email');
+      const password = required(values, 'password');
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+      }
+      const role = values.role ?? 'owner';
+      if (role !== 'owner' && role !== 'member')
+        throw new UsageError('--role must be owner or member');
+      const passwordHash = await hashPassword(password);
+      const user = await withStore(config, (s) =>
+        s.write((tx) =>
+          createUser(tx, { accountId, email, name: values.name, role, passwordHash }, deps),
+        ),
+      );
+      return print(
+        json,
+        user,
+        `Created ${user.id} <${user.email}> (${user.role}) on ${user.accountId}`,
+      );
+    }
+    default:
+      throw new UsageError(`Unknown command '${positionals.join(' ')}'.\n\n${USAGE}`);
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
+  const json = process.argv.includes('--json');
+  let code = 1;
+  let type = 'internal_error';
+  let message = error instanceof Error ? error.message : String(error);
+  if (
+    error instanceof UsageError ||
+    (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+  ) {
+    code = 2;
+    type = 'usage';
+  } else if (error instanceof ConfigError) {
+    code = 2;
+    type = 'configuration';
+  } else if (error instanceof ApiError) {
+    type = error.type;
+    message = error.param ? `${error.param}: ${error.message}` : error.message;
+  }
+  if (json) process.stdout.write(`${JSON.stringify({ error: { type, message } })}\n`);
+  else process.stderr.write(`switchboard: ${message}\n`);
+  process.exit(code);
+});

@@ -1,0 +1,31 @@
+/** The engine behind the store. */
+export type Engine = 'sqlite' | 'postgres';
+
+/**
+ * What differs between the engines, as flags, so code asks `capabilities.skipLocked`
+ * instead of scattering `if (engine === 'sqlite')`.
+ */
+export interface Capabilities {
+  /** `SELECT … FOR UPDATE SKIP LOCKED` lets several workers claim rows concurrently. */
+  skipLocked: boolean;
+  /** `LISTEN/NOTIFY` carries wake-ups between processes. */
+  listenNotify: boolean;
+  /** Only one connection may write at a time (one writer, many readers). */
+  singleWriter: boolean;
+}
+
+/** The capabilities of each engine. */
+export const CAPABILITIES: Record<Engine, Capabilities> = {
+  sqlite: { skipLocked: false, listenNotify: false, singleWriter: true },
+  postgres: { skipLocked: true, listenNotify: true, singleWriter: false },
+};
+
+/** True when `error` is a unique or primary-key violation, in either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { code?: unknown; errcode?: unknown; message?: unknown };
+  if (e.code === '23505') return true; // PostgreSQL unique_violation
+  // SQLite extended codes: 2067 SQLITE_CONSTRAINT_UNIQUE, 1555 SQLITE_CONSTRAINT_PRIMARYKEY.
+  if (e.errcode === 2067 || e.errcode === 1555) return true;
+  return typeof e.message === 'string' && e.message.includes('UNIQUE constraint failed');
+}

@@ -1,0 +1,15 @@
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import * as foundation from './001-foundation.ts';
+
+/**
+ * Every migration in order. They are listed, not discovered from the file
+ * system, so the set that runs is exactly the set that was type-checked.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '001-foundation': foundation,
+};
+
+/** Kysely's migration provider over the list above. */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

@@ -1,0 +1,18 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, UsersTable } from '../schema.ts';
+
+export type UserRow = Selectable<UsersTable>;
+
+/** Inserts a softphone user. */
+export async function insertUser(db: Kysely<DB>, row: UserRow): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+/** The user with this email (emails are stored lower-case). */
+export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createAccount } from '../../src/commands/create-account.ts';
+import { createApiKey } from '../../src/commands/create-api-key.ts';
+import type { Engine } from '../../src/store/capabilities.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { createTestDatabase, type TestDatabase } from './engines.ts';
+import { ApiClient } from './http.ts';
+
+/** A test's account: its id, keys for both modes and sandbox numbers. */
+export interface TestAccount {
+  accountId: string;
+  testKey: string;
+  testKeyId: string;
+  liveKey: string;
+  liveKeyId: string;
+  testNumbers: string[];
+  /** A client acting with the test key. */
+  test: ApiClient;
+  /** A client acting with the live key. */
+  live: ApiClient;
+}
+
+/** A real app listening on 127.0.0.1 over a fresh database. */
+export interface TestApp {
+  engine: Engine;
+  url: string;
+  app: FastifyInstance;
+  store: Store;
+  config: Config;
+  database: TestDatabase;
+  /** A new account with a test and a live key. */
+  newAccount(name?: string): Promise<TestAccount>;
+  /** A client with any Authorization value (or none). */
+  client(key?: string | null): ApiClient;
+  close(): Promise<void>;
+}
+
+/** Starts the app on a random port over a fresh database of `engine`. */
+export async function startTestApp(
+  engine: Engine,
+  options: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase(engine);
+  const config = loadConfig({
+    SWITCHBOARD_LOG_LEVEL: 'silent',
+    SWITCHBOARD_RATE_LIMIT: '10000',
+    ...database.env,
+    ...options.env,
+    PORT: '0',
+  });
+  const store = await openStore(database.options);
+  const clock = options.clock ?? { now: () => Date.now() };
+  const app = await buildApp({ config, store, clock, logger: createLogger('silent') });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const deps = { clock };
+  return {
+    engine,
+    url,
+    app,
+    store,
+    config,
+    database,
+    client: (key) => new ApiClient(url, key ?? null),
+    async newAccount(name = 'Test account') {
+      return store.write(async (tx) => {
+        const account = await createAccount(tx, { name }, deps);
+        const test = await createApiKey(tx, { accountId: account.id, mode: 'test' }, deps);
+        const live = await createApiKey(tx, { accountId: account.id, mode: 'live' }, deps);
+        return {
+          accountId: account.id,
+          testKey: test.secret,
+          testKeyId: test.id,
+          liveKey: live.secret,
+          liveKeyId: live.id,
+          testNumbers: account.testNumbers,
+          test: new ApiClient(url, test.secret),
+          live: new ApiClient(url, live.secret),
+        };
+      });
+    },
+    async close() {
+      await app.close();
+      await store.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+/** A response as tests look at it. */
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A small HTTP client over `fetch` for tests: real requests to a real server. */
+export class ApiClient {
+  readonly baseUrl: string;
+  readonly key: string | null;
+
+  constructor(baseUrl: string, key: string | null) {
+    this.baseUrl = baseUrl;
+    this.key = key;
+  }
+
+  /** Sends a request; `body` is JSON-encoded unless it is already a string. */
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<TestResponse<T>> {
+    const all: Record<string, string> = { ...headers };
+    if (this.key !== null && all.authorization === undefined)
+      all.authorization = `Bearer ${this.key}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+      if (all['content-type'] === undefined) all['content-type'] = 'application/json';
+    }
+    for (const [k, v] of Object.entries(all)) if (v === '') delete all[k];
+    const response = await fetch(this.baseUrl + path, { method, headers: all, body: payload });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, headers?: Record<string, string>): Promise<TestResponse<T>> {
+    return this.request<T>('GET', path, undefined, headers);
+  }
+
+  post<T = any>(
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<TestResponse<T>> {
+    return this.request<T>('POST', path, body, headers);
+  }
+}

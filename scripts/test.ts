@@ -1,0 +1,30 @@
+// `npm test`: every check the project promises, in order, stopping at the first failure.
+// Static checks first (fast), then the test suites on every storage engine.
+import { spawnSync } from 'node:child_process';
+import { globSync } from 'node:fs';
+
+const steps: [string, string, string[]][] = [
+  ['type-check', 'tsc', ['-p', 'tsconfig.json', '--noEmit']],
+  ['lint and dependency rule', 'eslint', ['--max-warnings=0', '.']],
+  ['format', 'prettier', ['--check', '--log-level=warn', '.']],
+];
+
+const only = process.argv.slice(2);
+for (const [name, command, args] of steps) {
+  if (only.length > 0) break;
+  process.stdout.write(`\n> ${name}\n`);
+  const result = spawnSync(command, args, { stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stdout.write(`\n${name} failed.\n`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+const files = only.length > 0 ? only : globSync('packages/*/test/**/*.test.ts').sort();
+process.stdout.write(`\n> tests (${files.length} files)\n`);
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000', ...files],
+  { stdio: 'inherit' },
+);
+process.exit(result.status ?? 1);
