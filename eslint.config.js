@@ -46,6 +46,11 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // Tests read JSON responses loosely; the assertions are the type check.
+    files: ['packages/*/test/**', 'packages/*/bench/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
   layer(
     ['packages/server/src/domain/**'],
     [
