@@ -34,7 +34,7 @@ export class ApiClient {
     for (const [k, v] of Object.entries(all)) if (v === '') delete all[k];
     const response = await fetch(this.baseUrl + path, { method, headers: all, body: payload });
     const text = await response.text();
-    let parsed: unknown = undefined;
+    let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
