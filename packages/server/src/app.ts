@@ -3,11 +3,18 @@ import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
 import { registerContentTypeCheck } from './http/plugins/content-type.ts';
-import { registerErrorHandling, sendApiError } from './http/plugins/errors.ts';
+import {
+  clientErrorHandler,
+  registerErrorHandling,
+  sendApiError,
+  sendFrameworkError,
+} from './http/plugins/errors.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { contactRoutes } from './http/routes/contacts.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { messageRoutes } from './http/routes/messages.ts';
+import { sandboxRoutes } from './http/routes/sandbox.ts';
 import type { AppDeps } from './http/types.ts';
 
 export type { AppDeps } from './http/types.ts';
@@ -21,11 +28,15 @@ export const BODY_LIMIT_BYTES = 256 * 1024;
  * listen on a port of their choosing.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const newRequestId = () => `req_${randomBase62(16)}`;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    genReqId: () => `req_${randomBase62(16)}`,
+    genReqId: newRequestId,
     requestIdHeader: false,
+    // Even failures before routing answer `{error: {type, message}}` with a request id.
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler: clientErrorHandler(newRequestId),
     ajv: {
       customOptions: {
         // Unknown fields are errors (422 naming the field), never silently dropped,
@@ -54,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
   );
   await app.register(healthRoutes);
+  await app.register(messageRoutes, { prefix: '/v1' });
   await app.register(contactRoutes, { prefix: '/v1' });
+  await app.register(sandboxRoutes, { prefix: '/v1' });
   return app;
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { openStore, type Store } from './store/store.ts';
+import { startBackground } from './workers/background.ts';
 
 /** A running service: its HTTP app, store and background work. */
 export interface RunningServer {
@@ -28,6 +29,9 @@ export async function startServer(
   });
   const app = await buildApp({ config, store, logger, clock });
   const background: { stop(): Promise<void> }[] = [];
+  if (config.roles.includes('worker')) {
+    background.push(await startBackground({ config, store, clock, logger }));
+  }
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -78,8 +78,112 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+/** A thread: a direct one is (account number, other number); a group is its own. */
+export interface ConversationsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  kind: 'direct' | 'group';
+  account_phone: string;
+  peer_phone: string | null;
+  created_at: number;
+  last_message_at: number;
+  unread_count: number;
+}
+
+/** Who a conversation sends to; `active` 0 once removed (kept for history). */
+export interface ConversationParticipantsTable {
+  conversation_id: string;
+  phone: string;
+  active: number;
+  added_at: number;
+}
+
+export interface MessagesTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  conversation_id: string;
+  direction: 'inbound' | 'outbound';
+  from_phone: string;
+  /** JSON: a string for a direct message, an array of numbers for a group message. */
+  to_json: string;
+  is_group: number;
+  body: string;
+  /** JSON array of `{url, contentType}`. */
+  media_json: string;
+  segments: number;
+  status: 'queued' | 'sent' | 'delivered' | 'failed';
+  failure_reason: string | null;
+  sender_name: string | null;
+  contact_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One row per recipient of an outbound message: each is its own carrier submission. */
+export interface MessageRecipientsTable {
+  message_id: string;
+  phone: string;
+  status: 'queued' | 'sent' | 'delivered' | 'failed';
+  failure_reason: string | null;
+  carrier_ref: string | null;
+  updated_at: number;
+}
+
+/** Submissions waiting for the carrier. */
+export interface OutboundQueueTable {
+  message_id: string;
+  phone: string;
+  mode: Mode;
+  run_at: number;
+  attempts: number;
+  locked_until: number;
+  last_error: string | null;
+}
+
+/** Receipts the sandbox carrier will report, and when. */
+export interface SandboxReceiptsTable {
+  id: string;
+  carrier_ref: string;
+  status: 'sent' | 'delivered' | 'failed';
+  failure_reason: string | null;
+  due_at: number;
+  locked_until: number;
+}
+
+/** Numbers that texted STOP, per account and mode. */
+export interface OptOutsTable {
+  account_id: string;
+  mode: Mode;
+  phone: string;
+  created_at: number;
+}
+
+export interface CallsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  from_phone: string;
+  to_phone: string;
+  direction: 'inbound' | 'outbound';
+  status: 'completed' | 'missed';
+  started_at: number;
+  duration: number;
+  contact_id: string | null;
+  created_at: number;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DB {
+  conversations: ConversationsTable;
+  conversation_participants: ConversationParticipantsTable;
+  messages: MessagesTable;
+  message_recipients: MessageRecipientsTable;
+  outbound_queue: OutboundQueueTable;
+  sandbox_receipts: SandboxReceiptsTable;
+  opt_outs: OptOutsTable;
+  calls: CallsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   phone_numbers: PhoneNumbersTable;

@@ -7,6 +7,7 @@ import { createAccount } from '../../src/commands/create-account.ts';
 import { createApiKey } from '../../src/commands/create-api-key.ts';
 import type { Engine } from '../../src/store/capabilities.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
+import { startBackground, type Background } from '../../src/workers/background.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
 import { ApiClient } from './http.ts';
 
@@ -42,12 +43,13 @@ export interface TestApp {
 /** Starts the app on a random port over a fresh database of `engine`. */
 export async function startTestApp(
   engine: Engine,
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: { env?: Record<string, string>; clock?: Clock; background?: boolean } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const config = loadConfig({
     SWITCHBOARD_LOG_LEVEL: 'silent',
     SWITCHBOARD_RATE_LIMIT: '10000',
+    SWITCHBOARD_SANDBOX_DELAY_MS: '20',
     ...database.env,
     ...options.env,
     PORT: '0',
@@ -56,6 +58,11 @@ export async function startTestApp(
   const clock = options.clock ?? { now: () => Date.now() };
   const app = await buildApp({ config, store, clock, logger: createLogger('silent') });
   await app.listen({ port: 0, host: '127.0.0.1' });
+  // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.
+  const background: Background | null =
+    options.background === false
+      ? null
+      : await startBackground({ config, store, clock, logger: createLogger('silent') });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const deps = { clock };
@@ -86,6 +93,7 @@ export async function startTestApp(
     },
     async close() {
       await app.close();
+      await background?.stop();
       await store.close();
       await database.drop();
     },

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 
@@ -92,4 +93,56 @@ export function registerErrorHandling(app: FastifyInstance): void {
       new ApiError('internal_error', 'Something went wrong on our side. Retry the request.'),
     );
   });
+}
+
+/**
+ * Errors Fastify raises before a request reaches a route (a malformed
+ * percent-encoding, a path segment over the router's limit). Fastify would
+ * answer them with its own body and no request id; ours is the usual
+ * `400 invalid_request`. No hook runs for them, hence the explicit header.
+ */
+export function sendFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment of the URL is too long.'
+      : 'The URL is not valid; check its percent-encoding.';
+  reply.header('request-id', request.id);
+  sendApiError(reply, new ApiError('invalid_request', message));
+}
+
+/**
+ * Answers requests Node's HTTP parser rejects (headers too large, malformed
+ * HTTP) with the API's error body instead of Fastify's default. There is no
+ * Fastify request yet, so the response is written to the socket directly.
+ */
+export function clientErrorHandler(newRequestId: () => string) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    // A reset connection has nobody left to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) {
+      const message =
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? 'The request headers are too large.'
+          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+            ? 'The request took too long to arrive.'
+            : 'The request is not valid HTTP.';
+      const body = JSON.stringify(new ApiError('invalid_request', message).toBody());
+      socket.write(
+        [
+          'HTTP/1.1 400 Bad Request',
+          'Content-Type: application/json; charset=utf-8',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          `request-id: ${newRequestId()}`,
+          'Connection: close',
+          '',
+          body,
+        ].join('\r\n'),
+      );
+    }
+    socket.destroy(error);
+  };
 }

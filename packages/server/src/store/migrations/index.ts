@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as foundation from './001-foundation.ts';
+import * as messaging from './002-messaging.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -7,6 +8,7 @@ import * as foundation from './001-foundation.ts';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '001-foundation': foundation,
+  '002-messaging': messaging,
 };
 
 /** Kysely's migration provider over the list above. */

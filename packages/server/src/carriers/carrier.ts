@@ -1,0 +1,83 @@
+import type { FailureReason } from '../domain/message-status.ts';
+import type { Mode } from '../domain/modes.ts';
+
+/**
+ * The carrier port. Every outbound text leaves through `submit` and every
+ * receipt and inbound text comes back through the handlers given to `start`.
+ * It is shaped after SMPP, so a real SMSC connection fits without touching the
+ * send flow: `submit` resolves when the carrier has taken the message
+ * (submit_sm_resp) with the carrier's reference, receipts arrive later and
+ * refer to that reference (deliver_sm with a receipt), inbound texts arrive on
+ * the same channel, and `window` bounds submissions in flight (backpressure).
+ */
+export interface Carrier {
+  /** A name for logs and configuration (`sandbox`, `smpp`, `none`). */
+  readonly name: string;
+  /** Most submissions awaiting the carrier's answer at once (the SMPP window). */
+  readonly window: number;
+  /** Connects and starts reporting receipts and inbound texts to the handlers. */
+  start(handlers: CarrierHandlers): Promise<void>;
+  /** Hands one message to one recipient to the carrier. */
+  submit(submission: Submission): Promise<SubmitResult>;
+  /** Stops reporting and disconnects; pending work stays with the carrier. */
+  stop(): Promise<void>;
+}
+
+/** One message to one recipient, as the carrier receives it. */
+export interface Submission {
+  messageId: string;
+  accountId: string;
+  mode: Mode;
+  from: string;
+  to: string;
+  body: string;
+  mediaUrls: string[];
+  segments: number;
+}
+
+/** The carrier's answer to a submission it accepted. */
+export interface SubmitResult {
+  /** The carrier's id of the submission; receipts refer to it. */
+  carrierRef: string;
+}
+
+/**
+ * A submission the carrier refused for good (bad number, policy). Any other
+ * error from `submit` is transient: the submission is retried later.
+ */
+export class CarrierRejection extends Error {
+  readonly reason: FailureReason;
+  constructor(reason: FailureReason, message: string) {
+    super(message);
+    this.name = 'CarrierRejection';
+    this.reason = reason;
+  }
+}
+
+/** A delivery report for an earlier submission. */
+export interface DeliveryReceipt {
+  carrierRef: string;
+  status: 'sent' | 'delivered' | 'failed';
+  failureReason: FailureReason | null;
+}
+
+/** A text that arrived from the network for one of the account numbers. */
+export interface InboundText {
+  mode: Mode;
+  from: string;
+  to: string;
+  body: string;
+  mediaUrls: string[];
+}
+
+/**
+ * What the core does with what the carrier reports. Both are idempotent, so a
+ * carrier may report the same thing twice (at-least-once, as SMPP does after a
+ * lost acknowledgement); a handler resolves once the report is durable, and a
+ * carrier acknowledges to the network only then.
+ */
+export interface CarrierHandlers {
+  /** Resolves `unknown` when the reference is not (yet) recorded: report it again later. */
+  receipt(receipt: DeliveryReceipt): Promise<'applied' | 'ignored' | 'unknown'>;
+  inbound(text: InboundText): Promise<void>;
+}

@@ -1,0 +1,76 @@
+import { newId } from '../lib/ids.ts';
+import {
+  findDirectConversation,
+  insertConversationIfAbsent,
+  upsertParticipants,
+  type ConversationRow,
+} from '../store/repos/conversations.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import type { Actor } from './context.ts';
+
+/**
+ * The direct thread between an account number and another number, created on
+ * first use. Concurrent first messages agree on one thread: the insert yields
+ * to an existing row and the thread is read back.
+ */
+export async function findOrCreateDirectConversation(
+  tx: WriteTx,
+  actor: Actor,
+  accountPhone: string,
+  peerPhone: string,
+  now: number,
+): Promise<ConversationRow> {
+  const existing = await findDirectConversation(
+    tx.db,
+    actor.accountId,
+    actor.mode,
+    accountPhone,
+    peerPhone,
+  );
+  if (existing) return existing;
+  await insertConversationIfAbsent(tx.db, {
+    id: newId('cv', now),
+    account_id: actor.accountId,
+    mode: actor.mode,
+    kind: 'direct',
+    account_phone: accountPhone,
+    peer_phone: peerPhone,
+    created_at: now,
+    last_message_at: now,
+    unread_count: 0,
+  });
+  const conversation = await findDirectConversation(
+    tx.db,
+    actor.accountId,
+    actor.mode,
+    accountPhone,
+    peerPhone,
+  );
+  if (!conversation) throw new Error('direct conversation vanished after insert');
+  await upsertParticipants(tx.db, conversation.id, [peerPhone], now);
+  return conversation;
+}
+
+/** Opens a new group conversation with these participants. */
+export async function createGroupConversation(
+  tx: WriteTx,
+  actor: Actor,
+  accountPhone: string,
+  participants: string[],
+  now: number,
+): Promise<ConversationRow> {
+  const row: ConversationRow = {
+    id: newId('cv', now),
+    account_id: actor.accountId,
+    mode: actor.mode,
+    kind: 'group',
+    account_phone: accountPhone,
+    peer_phone: null,
+    created_at: now,
+    last_message_at: now,
+    unread_count: 0,
+  };
+  await insertConversationIfAbsent(tx.db, row);
+  await upsertParticipants(tx.db, row.id, participants, now);
+  return row;
+}

@@ -1,0 +1,222 @@
+import { newId } from '../lib/ids.ts';
+import { ApiError, validationError } from '../domain/errors.ts';
+import { mediaContentType } from '../domain/media.ts';
+import {
+  MAX_RECIPIENTS,
+  checkBody,
+  checkMediaUrls,
+  checkRecipients,
+  requireE164,
+} from '../domain/message-rules.ts';
+import { presentMessage, type MessageView } from '../presenters/message.ts';
+import {
+  deactivateParticipants,
+  findConversation,
+  listParticipants,
+  upsertParticipants,
+  touchConversation,
+  type ConversationRow,
+} from '../store/repos/conversations.ts';
+import { insertMessage, insertRecipients, type RecipientRow } from '../store/repos/messages.ts';
+import { optedOutAmong } from '../store/repos/opt-outs.ts';
+import { enqueueOutbound } from '../store/repos/outbound-queue.ts';
+import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import type { Actor, CommandDeps } from './context.ts';
+import { findOrCreateDirectConversation, createGroupConversation } from './conversations.ts';
+
+/** Input of `POST /v1/messages` (spec 2.2). */
+export interface SendMessageInput {
+  from: string;
+  to?: string | string[] | undefined;
+  body?: string | undefined;
+  mediaUrls?: string[] | undefined;
+  senderName?: string | undefined;
+  conversationId?: string | undefined;
+  addParticipants?: string[] | undefined;
+  removeParticipants?: string[] | undefined;
+}
+
+/** Options for sends the platform makes itself. */
+export interface SendOptions {
+  /** STOP/START confirmations and HELP replies are never blocked by the opt-out itself. */
+  bypassOptOut?: boolean;
+}
+
+const OPTED_OUT = 'recipient_opted_out';
+
+async function requireAccountNumber(tx: WriteTx, actor: Actor, from: string): Promise<void> {
+  requireE164(from, 'from');
+  const number = await findPhoneNumber(tx.db, actor.mode, from);
+  if (!number || number.account_id !== actor.accountId) {
+    throw validationError(
+      'from',
+      `from must be a number provisioned on this account in ${actor.mode} mode.`,
+    );
+  }
+}
+
+/** Applies add/remove to an existing group and returns who receives this send. */
+async function continueConversation(
+  tx: WriteTx,
+  actor: Actor,
+  input: SendMessageInput,
+  now: number,
+): Promise<{ conversation: ConversationRow; recipients: string[] }> {
+  if (input.to !== undefined) {
+    throw validationError('to', 'Omit to when sending with conversationId.');
+  }
+  const conversation = await findConversation(
+    tx.db,
+    actor.accountId,
+    actor.mode,
+    input.conversationId!,
+  );
+  if (!conversation) {
+    throw validationError('conversationId', `No such conversation: '${input.conversationId}'.`);
+  }
+  if (conversation.account_phone !== input.from) {
+    throw validationError(
+      'from',
+      `from must be ${conversation.account_phone}, the number of this conversation.`,
+    );
+  }
+  const adds = input.addParticipants ?? [];
+  const removes = input.removeParticipants ?? [];
+  if ((adds.length > 0 || removes.length > 0) && conversation.kind !== 'group') {
+    throw validationError(
+      adds.length > 0 ? 'addParticipants' : 'removeParticipants',
+      'Participants can change only in a group conversation.',
+    );
+  }
+  adds.forEach((phone, i) => {
+    requireE164(phone, `addParticipants[${i}]`);
+    if (phone === input.from)
+      throw validationError(`addParticipants[${i}]`, 'A participant must differ from from.');
+  });
+  removes.forEach((phone, i) => requireE164(phone, `removeParticipants[${i}]`));
+  await deactivateParticipants(tx.db, conversation.id, removes);
+  await upsertParticipants(
+    tx.db,
+    conversation.id,
+    adds.filter((p) => !removes.includes(p)),
+    now,
+  );
+  const recipients = (await listParticipants(tx.db, conversation.id)).map((p) => p.phone);
+  if (recipients.length > MAX_RECIPIENTS) {
+    throw validationError(
+      'addParticipants',
+      `A group may have at most ${MAX_RECIPIENTS} participants.`,
+    );
+  }
+  if (recipients.length === 0) {
+    throw validationError('removeParticipants', 'The conversation has no participants left.');
+  }
+  return { conversation, recipients };
+}
+
+/**
+ * Accepts an outbound SMS or MMS: validates it against every rule of spec 4.1,
+ * resolves (or opens) its conversation, drops opted-out group participants,
+ * stores the message with one queued submission per recipient, and answers
+ * with the message as `queued`. The carrier dispatcher takes it from there.
+ */
+export async function sendMessage(
+  tx: WriteTx,
+  actor: Actor,
+  input: SendMessageInput,
+  deps: CommandDeps,
+  options: SendOptions = {},
+): Promise<MessageView> {
+  const mediaUrls = checkMediaUrls(input.mediaUrls);
+  const segments = checkBody(input.body, mediaUrls.length > 0);
+  await requireAccountNumber(tx, actor, input.from);
+  const now = deps.clock.now();
+
+  let conversation: ConversationRow;
+  let recipients: string[];
+  let isGroup: boolean;
+  if (input.conversationId !== undefined) {
+    ({ conversation, recipients } = await continueConversation(tx, actor, input, now));
+    isGroup = conversation.kind === 'group';
+  } else {
+    if (input.addParticipants !== undefined || input.removeParticipants !== undefined) {
+      const param = input.addParticipants !== undefined ? 'addParticipants' : 'removeParticipants';
+      throw validationError(param, `${param} needs conversationId.`);
+    }
+    if (input.to === undefined) throw validationError('to', 'Missing required field to.');
+    recipients = checkRecipients(input.to, input.from);
+    isGroup = recipients.length > 1;
+    conversation = isGroup
+      ? await createGroupConversation(tx, actor, input.from, recipients, now)
+      : await findOrCreateDirectConversation(tx, actor, input.from, recipients[0]!, now);
+  }
+
+  if (!options.bypassOptOut) {
+    const optedOut = await optedOutAmong(tx.db, actor.accountId, actor.mode, recipients);
+    if (optedOut.size > 0) {
+      recipients = recipients.filter((phone) => !optedOut.has(phone));
+      if (recipients.length === 0) {
+        throw new ApiError(
+          OPTED_OUT,
+          isGroup
+            ? 'Every participant has opted out of messages from this account.'
+            : `${[...optedOut][0]} has opted out of messages from this account (they texted STOP).`,
+          { param: input.conversationId !== undefined ? 'conversationId' : 'to' },
+        );
+      }
+    }
+  }
+
+  const id = newId('msg', now);
+  const recipientRows: RecipientRow[] = recipients
+    .toSorted()
+    .map((phone) => ({
+      message_id: id,
+      phone,
+      status: 'queued',
+      failure_reason: null,
+      carrier_ref: null,
+      updated_at: now,
+    }));
+  const row = {
+    id,
+    account_id: actor.accountId,
+    mode: actor.mode,
+    conversation_id: conversation.id,
+    direction: 'outbound' as const,
+    from_phone: input.from,
+    to_json: JSON.stringify(isGroup ? recipients : recipients[0]),
+    is_group: isGroup ? 1 : 0,
+    body: input.body ?? '',
+    media_json: JSON.stringify(
+      mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) })),
+    ),
+    segments,
+    status: 'queued' as const,
+    failure_reason: null,
+    sender_name: input.senderName?.trim() || null,
+    contact_id: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertMessage(tx.db, row);
+  await insertRecipients(tx.db, recipientRows);
+  await enqueueOutbound(
+    tx.db,
+    recipientRows.map((r) => ({
+      message_id: id,
+      phone: r.phone,
+      mode: actor.mode,
+      run_at: now,
+      attempts: 0,
+      locked_until: 0,
+      last_error: null,
+    })),
+  );
+  await touchConversation(tx.db, conversation.id, now, false);
+  const message = presentMessage(row, recipientRows);
+  tx.publish('outbound.queued', { mode: actor.mode });
+  tx.publish('message.created', { ...actor, message });
+  return message;
+}

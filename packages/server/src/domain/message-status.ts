@@ -1,0 +1,71 @@
+/** A message's (or a group participant's) delivery status, in order of progress. */
+export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** Why a message ended `failed`; carried as `failureReason` and in `message.failed`. */
+export const FAILURE_REASONS = [
+  'invalid_number',
+  'carrier_rejected',
+  'opted_out',
+  'unreachable',
+] as const;
+export type FailureReason = (typeof FAILURE_REASONS)[number];
+
+// Forward moves only. queued -> delivered is allowed because carriers do not guarantee that
+// the "sent" report arrives before the delivery receipt.
+const FORWARD: Readonly<Record<MessageStatus, readonly MessageStatus[]>> = {
+  queued: ['sent', 'delivered', 'failed'],
+  sent: ['delivered', 'failed'],
+  delivered: [],
+  failed: [],
+};
+
+/** Narrows an untrusted value (a stored column, a carrier report) to a MessageStatus. */
+export function isMessageStatus(value: unknown): value is MessageStatus {
+  return (MESSAGE_STATUSES as readonly unknown[]).includes(value);
+}
+
+/** Narrows an untrusted value to a FailureReason. */
+export function isFailureReason(value: unknown): value is FailureReason {
+  return (FAILURE_REASONS as readonly unknown[]).includes(value);
+}
+
+/** True for `delivered` and `failed`: no later report can change such a message. */
+export function isTerminalStatus(status: MessageStatus): boolean {
+  return FORWARD[status].length === 0;
+}
+
+/**
+ * True when a message in `from` may move to `to`. Only forward moves are allowed; a repeat
+ * of the current status or a step backwards is not a transition.
+ */
+export function canTransition(from: MessageStatus, to: MessageStatus): boolean {
+  return FORWARD[from].includes(to);
+}
+
+/**
+ * The status to store after a report of `to` for a message in `from`, or null when the report
+ * must be ignored (a duplicate, late or out-of-order receipt).
+ */
+export function nextStatus(from: MessageStatus, to: MessageStatus): MessageStatus | null {
+  return canTransition(from, to) ? to : null;
+}
+
+const PROGRESS = { queued: 0, sent: 1, delivered: 2 } as const;
+type LiveStatus = keyof typeof PROGRESS;
+
+/**
+ * A group message's overall status from its participants' statuses: the least advanced of
+ * the participants that have not failed, or `failed` only when every participant failed.
+ *
+ * As participants only move forward, the result only moves forward too, so it can be stored
+ * through `nextStatus` like any other report. An empty list has nobody left and is `failed`.
+ */
+export function aggregateStatus(participants: readonly MessageStatus[]): MessageStatus {
+  let least: LiveStatus | null = null;
+  for (const status of participants) {
+    if (status === 'failed') continue;
+    if (least === null || PROGRESS[status] < PROGRESS[least]) least = status;
+  }
+  return least ?? 'failed';
+}

@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../domain/errors.ts';
+import { sendMessage } from '../../commands/send-message.ts';
+import { presentMessage } from '../../presenters/message.ts';
+import { findMessage, listRecipients } from '../../store/repos/messages.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { commitAndReply } from '../plugins/idempotency.ts';
+import { ErrorBody, IdParams } from '../schemas/common.ts';
+import { Message, SendMessageBody } from '../schemas/messages.ts';
+
+/** `POST /v1/messages` and `GET /v1/messages/{id}`. */
+export async function messageRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.deps;
+
+  app.post<{ Body: SendMessageBody }>(
+    '/messages',
+    {
+      schema: {
+        operationId: 'sendMessage',
+        summary: 'Send a message',
+        description:
+          'Accepts an SMS or MMS for delivery (201 means accepted, not delivered). An array `to` opens a group; `conversationId` continues one, with `addParticipants`/`removeParticipants`. Opted-out recipients are refused (one-to-one) or dropped (group).',
+        tags: ['Messages'],
+        body: SendMessageBody,
+        response: { 201: Message, '4xx': ErrorBody },
+      },
+    },
+    (request, reply) =>
+      commitAndReply(request, reply, 201, (tx) =>
+        sendMessage(tx, principalOf(request), request.body, { clock }),
+      ),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/messages/:id',
+    {
+      schema: {
+        operationId: 'getMessage',
+        summary: 'Retrieve a message',
+        tags: ['Messages'],
+        params: IdParams,
+        response: { 200: Message, '4xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { accountId, mode } = principalOf(request);
+      const row = await findMessage(store.db, accountId, mode, request.params.id);
+      if (!row) throw notFound('message', request.params.id);
+      return presentMessage(row, row.is_group ? await listRecipients(store.db, row.id) : []);
+    },
+  );
+}

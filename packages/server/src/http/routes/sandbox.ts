@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+import { receiveMessage } from '../../commands/receive-message.ts';
+import { recordCall } from '../../commands/record-call.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { commitAndReply } from '../plugins/idempotency.ts';
+import { ErrorBody } from '../schemas/common.ts';
+import { Call, Message, SandboxCallBody, SandboxInboundBody } from '../schemas/messages.ts';
+
+/** The sandbox exists only for test keys; to a live key it is not there at all. */
+function requireTestMode(request: FastifyRequest): void {
+  if (principalOf(request).mode !== 'test') {
+    throw new ApiError('not_found', `No route for ${request.method} ${request.url}.`);
+  }
+}
+
+/** `POST /v1/sandbox/inbound` and `POST /v1/sandbox/calls`: what the carrier would report, on demand. */
+export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
+  const { clock } = app.deps;
+
+  app.post<{ Body: SandboxInboundBody }>(
+    '/sandbox/inbound',
+    {
+      schema: {
+        operationId: 'sandboxInbound',
+        summary: 'Simulate an inbound text (test keys only)',
+        description:
+          'Handled exactly as a carrier-delivered text: threading, caller ID, opt-out keywords and `message.received`.',
+        tags: ['Sandbox'],
+        body: SandboxInboundBody,
+        response: { 201: Message, '4xx': ErrorBody },
+      },
+    },
+    (request, reply) => {
+      requireTestMode(request);
+      const { accountId } = principalOf(request);
+      return commitAndReply(request, reply, 201, (tx) =>
+        receiveMessage(tx, { ...request.body, mode: 'test' }, { clock }, accountId),
+      );
+    },
+  );
+
+  app.post<{ Body: SandboxCallBody }>(
+    '/sandbox/calls',
+    {
+      schema: {
+        operationId: 'sandboxCall',
+        summary: 'Simulate a call (test keys only)',
+        description: 'Records an ended call and emits `call.completed` or `call.missed`.',
+        tags: ['Sandbox'],
+        body: SandboxCallBody,
+        response: { 201: Call, '4xx': ErrorBody },
+      },
+    },
+    (request, reply) => {
+      requireTestMode(request);
+      return commitAndReply(request, reply, 201, (tx) =>
+        recordCall(tx, principalOf(request), request.body, { clock }),
+      );
+    },
+  );
+}

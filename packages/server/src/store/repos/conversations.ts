@@ -1,0 +1,171 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { ConversationParticipantsTable, ConversationsTable, DB, Mode } from '../schema.ts';
+
+export type ConversationRow = Selectable<ConversationsTable>;
+export type ParticipantRow = Selectable<ConversationParticipantsTable>;
+
+/** One conversation within its account and mode. */
+export function findConversation(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  id: string,
+): Promise<ConversationRow | undefined> {
+  return db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+}
+
+/** The direct thread between an account number and another number, if it exists. */
+export function findDirectConversation(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  accountPhone: string,
+  peerPhone: string,
+): Promise<ConversationRow | undefined> {
+  return db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('account_phone', '=', accountPhone)
+    .where('peer_phone', '=', peerPhone)
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts a conversation unless a direct thread with the same numbers exists.
+ * `ON CONFLICT DO NOTHING` makes two concurrent first sends agree on one thread.
+ */
+export async function insertConversationIfAbsent(
+  db: Kysely<DB>,
+  row: ConversationRow,
+): Promise<void> {
+  await db
+    .insertInto('conversations')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'mode', 'account_phone', 'peer_phone']).doNothing(),
+    )
+    .execute();
+}
+
+/** Moves a conversation to the top of the inbox; inbound messages also count as unread. */
+export async function touchConversation(
+  db: Kysely<DB>,
+  id: string,
+  at: number,
+  unread: boolean,
+): Promise<void> {
+  await db
+    .updateTable('conversations')
+    .set((eb) => ({
+      last_message_at: at,
+      unread_count: unread ? eb('unread_count', '+', 1) : eb.ref('unread_count'),
+    }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Participants of a conversation, active ones only unless `all`. */
+export function listParticipants(
+  db: Kysely<DB>,
+  conversationId: string,
+  all = false,
+): Promise<ParticipantRow[]> {
+  let q = db
+    .selectFrom('conversation_participants')
+    .selectAll()
+    .where('conversation_id', '=', conversationId);
+  if (!all) q = q.where('active', '=', 1);
+  return q.orderBy('added_at', 'asc').orderBy('phone', 'asc').execute();
+}
+
+/** Adds (or re-activates) participants. */
+export async function upsertParticipants(
+  db: Kysely<DB>,
+  conversationId: string,
+  phones: string[],
+  at: number,
+): Promise<void> {
+  if (phones.length === 0) return;
+  await db
+    .insertInto('conversation_participants')
+    .values(
+      phones.map((phone) => ({ conversation_id: conversationId, phone, active: 1, added_at: at })),
+    )
+    .onConflict((oc) => oc.columns(['conversation_id', 'phone']).doUpdateSet({ active: 1 }))
+    .execute();
+}
+
+/** Marks participants removed from a conversation's later sends. */
+export async function deactivateParticipants(
+  db: Kysely<DB>,
+  conversationId: string,
+  phones: string[],
+): Promise<void> {
+  if (phones.length === 0) return;
+  await db
+    .updateTable('conversation_participants')
+    .set({ active: 0 })
+    .where('conversation_id', '=', conversationId)
+    .where('phone', 'in', phones)
+    .execute();
+}
+
+/** Removes a number from every group conversation of an account and mode (it texted STOP). */
+export async function deactivateInAllGroups(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  phone: string,
+): Promise<void> {
+  await db
+    .updateTable('conversation_participants')
+    .set({ active: 0 })
+    .where('phone', '=', phone)
+    .where('conversation_id', 'in', (eb) =>
+      eb
+        .selectFrom('conversations')
+        .select('id')
+        .where('account_id', '=', accountId)
+        .where('mode', '=', mode)
+        .where('kind', '=', 'group'),
+    )
+    .execute();
+}
+
+/**
+ * The conversation an inbound text from `phone` to `accountPhone` belongs to: the
+ * most recently active one (direct or group) where that number is an active participant.
+ */
+export function findLatestConversationWith(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  accountPhone: string,
+  phone: string,
+): Promise<ConversationRow | undefined> {
+  return db
+    .selectFrom('conversations')
+    .innerJoin(
+      'conversation_participants',
+      'conversation_participants.conversation_id',
+      'conversations.id',
+    )
+    .selectAll('conversations')
+    .where('conversations.account_id', '=', accountId)
+    .where('conversations.mode', '=', mode)
+    .where('conversations.account_phone', '=', accountPhone)
+    .where('conversation_participants.phone', '=', phone)
+    .where('conversation_participants.active', '=', 1)
+    .orderBy('conversations.last_message_at', 'desc')
+    .orderBy('conversations.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

@@ -1,0 +1,115 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
+
+export type MessageRow = Selectable<MessagesTable>;
+export type RecipientRow = Selectable<MessageRecipientsTable>;
+
+/** Inserts a message. */
+export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {
+  await db.insertInto('messages').values(row).execute();
+}
+
+/** Inserts the recipients of an outbound message. */
+export async function insertRecipients(db: Kysely<DB>, rows: RecipientRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('message_recipients').values(rows).execute();
+}
+
+/** One message within its account and mode. */
+export function findMessage(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  id: string,
+): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+}
+
+/** One message by id alone (workers, which act for every account). */
+export function findMessageById(db: Kysely<DB>, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The recipients of a message in a stable order. */
+export function listRecipients(db: Kysely<DB>, messageId: string): Promise<RecipientRow[]> {
+  return db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .orderBy('phone', 'asc')
+    .execute();
+}
+
+/** The recipient row a carrier reference points at. */
+export function findRecipientByCarrierRef(
+  db: Kysely<DB>,
+  carrierRef: string,
+): Promise<RecipientRow | undefined> {
+  return db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('carrier_ref', '=', carrierRef)
+    .executeTakeFirst();
+}
+
+/** One recipient row. */
+export function findRecipient(
+  db: Kysely<DB>,
+  messageId: string,
+  phone: string,
+): Promise<RecipientRow | undefined> {
+  return db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
+}
+
+/** Writes a recipient's new status (the state machine decided it may change). */
+export async function updateRecipient(
+  db: Kysely<DB>,
+  messageId: string,
+  phone: string,
+  values: Partial<Pick<RecipientRow, 'status' | 'failure_reason' | 'carrier_ref'>>,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable('message_recipients')
+    .set({ ...values, updated_at: at })
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone)
+    .execute();
+}
+
+/** Writes a message's overall status. */
+export async function updateMessageStatus(
+  db: Kysely<DB>,
+  id: string,
+  status: MessageRow['status'],
+  failureReason: string | null,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable('messages')
+    .set({ status, failure_reason: failureReason, updated_at: at })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Messages of a conversation, oldest first, up to `limit` before an id (for history pages). */
+export function listConversationMessages(
+  db: Kysely<DB>,
+  conversationId: string,
+  limit: number,
+  beforeId?: string,
+): Promise<MessageRow[]> {
+  let q = db.selectFrom('messages').selectAll().where('conversation_id', '=', conversationId);
+  if (beforeId) q = q.where('id', '<', beforeId);
+  return q.orderBy('id', 'desc').limit(limit).execute();
+}

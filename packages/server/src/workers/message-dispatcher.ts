@@ -1,0 +1,175 @@
+import { CarrierRejection, type Carrier, type Submission } from '../carriers/carrier.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Logger } from '../lib/logger.ts';
+import { Pump } from '../lib/pump.ts';
+import type { Mode } from '../domain/modes.ts';
+import { transitionRecipient } from '../commands/transition-recipient.ts';
+import { findMessageById, findRecipient, updateRecipient } from '../store/repos/messages.ts';
+import {
+  claimOutbound,
+  deleteOutbound,
+  nextOutboundDue,
+  rescheduleOutbound,
+  type OutboundQueueRow,
+} from '../store/repos/outbound-queue.ts';
+import type { Store } from '../store/store.ts';
+
+/** Submissions claimed per round. */
+const BATCH = 200;
+/** A claim not settled within this lease is taken again (its worker died mid-submit). */
+const LEASE_MS = 60_000;
+/** Waits between attempts after transient carrier errors; then the recipient fails as unreachable. */
+const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+
+type Outcome =
+  | { kind: 'accepted'; carrierRef: string }
+  | { kind: 'rejected'; error: CarrierRejection }
+  | { kind: 'transient'; error: unknown }
+  | { kind: 'gone' };
+
+/** Runs `fn` over `items` with at most `limit` in flight: the carrier's window. */
+async function mapWindowed<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/**
+ * Moves queued submissions to the carrier of their mode. Each round claims due
+ * rows, submits them within the carrier's window, and settles all outcomes in
+ * one transaction: accepted ones get their carrier reference, refused ones
+ * fail with the carrier's reason, and transient errors are retried later.
+ */
+export class MessageDispatcher {
+  readonly #store: Store;
+  readonly #carriers: Record<Mode, Carrier>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #pump: Pump;
+  readonly #wake = () => this.#pump.wake();
+
+  constructor(options: {
+    store: Store;
+    carriers: Record<Mode, Carrier>;
+    clock: Clock;
+    logger: Logger;
+  }) {
+    this.#store = options.store;
+    this.#carriers = options.carriers;
+    this.#clock = options.clock;
+    this.#logger = options.logger;
+    this.#pump = new Pump({
+      round: () => this.#round(),
+      clock: options.clock,
+      pollMs: 1000,
+      onError: (error) => this.#logger.error({ err: error }, 'dispatch round failed'),
+    });
+  }
+
+  /** Starts dispatching; wakes whenever a send commits. */
+  start(): void {
+    this.#store.signals.on('outbound.queued', this.#wake);
+    this.#pump.start();
+  }
+
+  /** Stops after the round in flight. */
+  async stop(): Promise<void> {
+    this.#store.signals.off('outbound.queued', this.#wake);
+    await this.#pump.stop();
+  }
+
+  async #submit(row: OutboundQueueRow): Promise<Outcome> {
+    const message = await findMessageById(this.#store.db, row.message_id);
+    if (!message) return { kind: 'gone' };
+    const submission: Submission = {
+      messageId: message.id,
+      accountId: message.account_id,
+      mode: row.mode,
+      from: message.from_phone,
+      to: row.phone,
+      body: message.body,
+      mediaUrls: (JSON.parse(message.media_json) as { url: string }[]).map((m) => m.url),
+      segments: message.segments,
+    };
+    try {
+      const { carrierRef } = await this.#carriers[row.mode].submit(submission);
+      return { kind: 'accepted', carrierRef };
+    } catch (error) {
+      if (error instanceof CarrierRejection) return { kind: 'rejected', error };
+      return { kind: 'transient', error };
+    }
+  }
+
+  async #round() {
+    const now = this.#clock.now();
+    const claimed = await this.#store.write((tx) =>
+      claimOutbound(tx.db, this.#store.capabilities, now, BATCH, LEASE_MS),
+    );
+    if (claimed.length > 0) {
+      const byMode = (mode: Mode) => claimed.filter((r) => r.mode === mode);
+      const settled: [OutboundQueueRow, Outcome][] = [];
+      for (const mode of ['test', 'live'] as const) {
+        const rows = byMode(mode);
+        const outcomes = await mapWindowed(rows, this.#carriers[mode].window, (r) =>
+          this.#submit(r),
+        );
+        rows.forEach((r, i) => settled.push([r, outcomes[i]!]));
+      }
+      await this.#store.write(async (tx) => {
+        const deps = { clock: this.#clock };
+        for (const [row, outcome] of settled) {
+          if (outcome.kind === 'transient' && row.attempts <= RETRY_DELAYS_MS.length) {
+            const delay = RETRY_DELAYS_MS[row.attempts - 1] ?? RETRY_DELAYS_MS.at(-1)!;
+            await rescheduleOutbound(
+              tx.db,
+              row.message_id,
+              row.phone,
+              now + delay,
+              String(outcome.error),
+            );
+            continue;
+          }
+          await deleteOutbound(tx.db, row.message_id, row.phone);
+          const recipient = await findRecipient(tx.db, row.message_id, row.phone);
+          if (!recipient) continue;
+          if (outcome.kind === 'accepted') {
+            await updateRecipient(
+              tx.db,
+              row.message_id,
+              row.phone,
+              { carrier_ref: outcome.carrierRef },
+              now,
+            );
+          } else if (outcome.kind === 'rejected') {
+            await transitionRecipient(tx, recipient, 'failed', outcome.error.reason, deps);
+          } else if (outcome.kind === 'transient') {
+            await transitionRecipient(tx, recipient, 'failed', 'unreachable', deps);
+          }
+        }
+        tx.publish('outbound.submitted', null);
+      });
+      for (const [row, outcome] of settled) {
+        if (outcome.kind === 'transient') {
+          this.#logger.warn(
+            { messageId: row.message_id, err: outcome.error },
+            'carrier submit failed; will retry',
+          );
+        }
+      }
+    }
+    if (claimed.length === BATCH) return { again: 'now' } as const;
+    const due = await nextOutboundDue(this.#store.db);
+    return due === null ? ({ again: 'idle' } as const) : ({ again: 'at', at: due } as const);
+  }
+}

@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** The program `switchboard` runs: the server's entry point, run by this Node. */
+export const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+
+/**
+ * The environment of a child `switchboard`: this process's, without any
+ * Switchboard setting or test-runner marker that could leak in, plus `env`.
+ */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(SWITCHBOARD_|DATABASE_URL$|PORT$|HOST$|LOG_LEVEL$|NODE_TEST)/.test(name)) continue;
+    base[name] = value;
+  }
+  return { ...base, ...env };
+}
+
+/** How a finished command went. */
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `switchboard ARGS` to completion (killed after `timeoutMs`). */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Parses the one JSON document a `--json` command prints, failing on anything else. */
+export function jsonOutput(result: CliResult): any {
+  const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length !== 1) {
+    throw new Error(
+      `expected exactly one JSON line on stdout, got ${lines.length}:\n${result.stdout}\nstderr:\n${result.stderr}`,
+    );
+  }
+  return JSON.parse(lines[0]!);
+}
+
+/** A port nobody listens on right now: the OS picks one, and it is given back. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address !== 'object') throw new Error('no port');
+  return address.port;
+}
+
+/** A `switchboard serve` child process. */
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  /** Everything written on stdout so far. */
+  stdout(): string;
+  /** Everything written on stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited (null if by signal). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends SIGTERM and waits up to `timeoutMs` for the exit; SIGKILLs after that. */
+  stop(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts `switchboard serve` on a free port and waits (100 x 100 ms at most)
+ * until `/healthz` answers 200. Fails, with the child's output, if it exits
+ * or never answers; the child is killed in that case.
+ */
+export async function startServe(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<ServeProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
+    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let exitedWith: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on('exit', (code, signal) => {
+      exitedWith = { code, signal };
+      resolve(exitedWith);
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (timeoutMs = 10_000) => {
+    if (exitedWith) return exitedWith;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const handle: ServeProcess = {
+    child,
+    url,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    stop,
+  };
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (exitedWith) break;
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+      if (res.status === 200) return handle;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  await stop(2_000);
+  throw new Error(
+    `switchboard serve did not become healthy on ${url} (exit ${JSON.stringify(exitedWith)}).\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+  );
+}
