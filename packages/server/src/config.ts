@@ -28,6 +28,8 @@ export interface Config {
   roles: Role[];
   /** URL scheme of deep links (`switchboard://sms?to=…`). */
   deepLinkScheme: string;
+  /** Key that encrypts webhook secrets at rest; null means a key file in `dataDir`. */
+  secretKey: string | null;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -124,5 +126,6 @@ export function loadConfig(
     logLevel: env.SWITCHBOARD_LOG_LEVEL ?? env.LOG_LEVEL ?? 'info',
     roles: roles as Role[],
     deepLinkScheme: scheme,
+    secretKey: env.SWITCHBOARD_SECRET_KEY || null,
   };
 }

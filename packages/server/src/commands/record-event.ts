@@ -41,6 +41,7 @@ export async function recordEvent(
     type,
     data: JSON.stringify(data),
     created_at: now,
+    endpoint_id: null,
   });
   const recorded: RecordedEvent = { id, accountId: actor.accountId, mode: actor.mode, type };
   tx.publish('event', recorded);

@@ -64,6 +64,8 @@ export interface EventsTable {
   /** JSON of the envelope's `data`. */
   data: string;
   created_at: number;
+  /** Set only on a test event: the one endpoint it is for. */
+  endpoint_id: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -174,8 +176,57 @@ export interface CallsTable {
   created_at: number;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  url: string;
+  description: string | null;
+  /** JSON array of subscribed event types. */
+  events_json: string;
+  enabled: number;
+  disabled_reason: string | null;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: number | null;
+  failing_since: number | null;
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One event to one endpoint, retried until it succeeds or the schedule ends. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  next_attempt_at: number;
+  locked_until: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One HTTP attempt of a delivery, as the delivery log shows it. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  endpoint_id: string;
+  attempted_at: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DB {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   conversations: ConversationsTable;
   conversation_participants: ConversationParticipantsTable;
   messages: MessagesTable;

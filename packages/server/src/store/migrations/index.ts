@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as foundation from './001-foundation.ts';
 import * as messaging from './002-messaging.ts';
+import * as webhooks from './003-webhooks.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -9,6 +10,7 @@ import * as messaging from './002-messaging.ts';
 const MIGRATIONS: Record<string, Migration> = {
   '001-foundation': foundation,
   '002-messaging': messaging,
+  '003-webhooks': webhooks,
 };
 
 /** Kysely's migration provider over the list above. */

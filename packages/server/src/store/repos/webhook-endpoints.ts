@@ -1,0 +1,77 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, Mode, WebhookEndpointsTable } from '../schema.ts';
+
+export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
+
+/** Inserts an endpoint. */
+export async function insertWebhookEndpoint(db: Kysely<DB>, row: WebhookEndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+/** One live (not deleted) endpoint within its account and mode. */
+export function findWebhookEndpoint(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** One endpoint by id alone, deleted or not (the delivery worker). */
+export function findWebhookEndpointById(
+  db: Kysely<DB>,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** A page of an account's endpoints, oldest first, after the cursor id. */
+export function listWebhookEndpoints(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  limit: number,
+  startingAfter?: string,
+): Promise<WebhookEndpointRow[]> {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('deleted_at', 'is', null);
+  if (startingAfter) q = q.where('id', '>', startingAfter);
+  return q.orderBy('id', 'asc').limit(limit).execute();
+}
+
+/** Enabled endpoints of an account and mode: the candidates of an event's fan-out. */
+export function listEnabledWebhookEndpoints(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json'>[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events_json'])
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('enabled', '=', 1)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Changes an endpoint's columns. */
+export async function updateWebhookEndpoint(
+  db: Kysely<DB>,
+  id: string,
+  values: Partial<Omit<WebhookEndpointRow, 'id' | 'account_id' | 'mode' | 'created_at'>>,
+): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(values).where('id', '=', id).execute();
+}
