@@ -10,11 +10,13 @@ import {
   sendFrameworkError,
 } from './http/plugins/errors.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
+import { registerGracefulShutdown } from './http/plugins/shutdown.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { contactRoutes } from './http/routes/contacts.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { messageRoutes } from './http/routes/messages.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
+import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
 import type { AppDeps } from './http/types.ts';
 
 export type { AppDeps } from './http/types.ts';
@@ -47,13 +49,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         allErrors: false,
       },
     },
-    return503OnClosing: true,
+    // registerGracefulShutdown answers requests that arrive while closing.
+    return503OnClosing: false,
   });
   app.decorate('deps', deps);
   app.addHook('onSend', async (request, reply) => {
     reply.header('request-id', request.id);
   });
   registerErrorHandling(app);
+  registerGracefulShutdown(app);
   registerApiKeyAuth(app);
   registerContentTypeCheck(app);
   registerIdempotency(app);
@@ -67,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes);
   await app.register(messageRoutes, { prefix: '/v1' });
   await app.register(contactRoutes, { prefix: '/v1' });
+  await app.register(webhookEndpointRoutes, { prefix: '/v1' });
   await app.register(sandboxRoutes, { prefix: '/v1' });
   return app;
 }

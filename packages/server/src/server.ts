@@ -3,6 +3,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
+import { createSecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { openStore, type Store } from './store/store.ts';
 import { startBackground } from './workers/background.ts';
 
@@ -27,10 +28,11 @@ export async function startServer(
     databaseUrl: config.databaseUrl,
     durability: config.durability,
   });
-  const app = await buildApp({ config, store, logger, clock });
+  const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
+  const app = await buildApp({ config, store, logger, clock, secrets });
   const background: { stop(): Promise<void> }[] = [];
   if (config.roles.includes('worker')) {
-    background.push(await startBackground({ config, store, clock, logger }));
+    background.push(await startBackground({ config, store, clock, logger, secrets }));
   }
   let closed = false;
   const close = async () => {

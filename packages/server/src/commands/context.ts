@@ -11,3 +11,13 @@ export interface Actor {
 export interface CommandDeps {
   clock: Clock;
 }
+
+/** A URL check's verdict (https, public address), worded for a 422. */
+export type UrlVerdict = { ok: true } | { ok: false; reason: string };
+
+/** What webhook commands need besides time: sealing secrets and checking URLs, both I/O kept outside. */
+export interface WebhookDeps extends CommandDeps {
+  seal(secret: string): string;
+  newSecret(): string;
+  checkUrl(url: string): Promise<UrlVerdict>;
+}

@@ -1,6 +1,8 @@
 import { newId } from '../lib/ids.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import { insertEvent } from '../store/repos/events.ts';
+import { insertDeliveries, type WebhookDeliveryRow } from '../store/repos/webhook-deliveries.ts';
+import { listEnabledWebhookEndpoints } from '../store/repos/webhook-endpoints.ts';
 import type { Actor } from './context.ts';
 
 /** Every event type of the catalog (spec 6.1). */
@@ -43,7 +45,44 @@ export async function recordEvent(
     created_at: now,
     endpoint_id: null,
   });
+  await fanOut(tx, actor, id, type, now);
   const recorded: RecordedEvent = { id, accountId: actor.accountId, mode: actor.mode, type };
   tx.publish('event', recorded);
   return id;
+}
+
+/**
+ * Creates one pending delivery per enabled endpoint of the same account and
+ * mode subscribed to `type`, in the event's own transaction: an event that
+ * commits always has its deliveries, even if the process dies the next moment.
+ */
+async function fanOut(tx: WriteTx, actor: Actor, eventId: string, type: EventType, now: number) {
+  const endpoints = await listEnabledWebhookEndpoints(tx.db, actor.accountId, actor.mode);
+  const rows: WebhookDeliveryRow[] = endpoints
+    .filter((e) => (JSON.parse(e.events_json) as string[]).includes(type))
+    .map((e) => pendingDelivery(eventId, e.id, now));
+  if (rows.length === 0) return;
+  await insertDeliveries(tx.db, rows);
+  tx.publish('webhook.pending', null);
+}
+
+/** A delivery of an event to an endpoint, due at once. */
+export function pendingDelivery(
+  eventId: string,
+  endpointId: string,
+  now: number,
+): WebhookDeliveryRow {
+  return {
+    id: newId('whd', now),
+    event_id: eventId,
+    endpoint_id: endpointId,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: 0,
+    last_status_code: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
 }

@@ -169,16 +169,14 @@ export async function sendMessage(
   }
 
   const id = newId('msg', now);
-  const recipientRows: RecipientRow[] = recipients
-    .toSorted()
-    .map((phone) => ({
-      message_id: id,
-      phone,
-      status: 'queued',
-      failure_reason: null,
-      carrier_ref: null,
-      updated_at: now,
-    }));
+  const recipientRows: RecipientRow[] = recipients.toSorted().map((phone) => ({
+    message_id: id,
+    phone,
+    status: 'queued',
+    failure_reason: null,
+    carrier_ref: null,
+    updated_at: now,
+  }));
   const row = {
     id,
     account_id: actor.accountId,

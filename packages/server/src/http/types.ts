@@ -1,6 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 import type { ApiKeyPrincipal } from '../commands/authenticate-api-key.ts';
 import type { Store } from '../store/store.ts';
 
@@ -10,6 +11,8 @@ export interface AppDeps {
   store: Store;
   logger: Logger;
   clock: Clock;
+  /** Seals and opens webhook signing secrets. */
+  secrets: SecretBox;
 }
 
 /** An idempotent POST in progress: its key and the hash of what was asked. */

@@ -45,7 +45,8 @@ export function loadSecretKey(secretKey: string | null, dataDir: string): Buffer
     const key = /^[0-9a-f]{64}$/i.test(secretKey)
       ? Buffer.from(secretKey, 'hex')
       : Buffer.from(secretKey, 'base64');
-    if (key.length !== 32) throw new Error('SWITCHBOARD_SECRET_KEY must be 32 bytes (base64 or hex).');
+    if (key.length !== 32)
+      throw new Error('SWITCHBOARD_SECRET_KEY must be 32 bytes (base64 or hex).');
     return key;
   }
   const path = join(dataDir, 'secret.key');

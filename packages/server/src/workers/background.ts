@@ -1,6 +1,9 @@
 import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
+import { createGuardedDispatcher } from '../delivery/ssrf-guard.ts';
+import { WebhookWorker } from '../delivery/webhook-worker.ts';
 import type { Carrier, CarrierHandlers } from '../carriers/carrier.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
 import { unconfiguredCarrier } from '../carriers/unconfigured-carrier.ts';
@@ -24,8 +27,13 @@ export async function startBackground(deps: {
   store: Store;
   clock: Clock;
   logger: Logger;
+  secrets: SecretBox;
+  /** Extra trusted CAs for webhook HTTPS (tests with a self-signed receiver). */
+  webhookCa?: string;
+  /** Per-attempt webhook timeout; 15 s unless a test shortens it. */
+  webhookTimeoutMs?: number;
 }): Promise<Background> {
-  const { config, store, clock, logger } = deps;
+  const { config, store, clock, logger, secrets } = deps;
   const commandDeps = { clock };
   const handlers: CarrierHandlers = {
     receipt: (receipt) => store.write((tx) => applyDeliveryReceipt(tx, receipt, commandDeps)),
@@ -51,8 +59,25 @@ export async function startBackground(deps: {
     logger: logger.child({ worker: 'dispatcher' }),
   });
   dispatcher.start();
+  const webhookDispatcher = createGuardedDispatcher({
+    allowPrivate: config.webhookAllowPrivate,
+    connectTimeoutMs: deps.webhookTimeoutMs ?? 15_000,
+    ...(deps.webhookCa ? { ca: deps.webhookCa } : {}),
+    agent: { keepAliveTimeout: 30_000, connections: 16 },
+  });
+  const webhooks = new WebhookWorker({
+    store,
+    clock,
+    logger: logger.child({ worker: 'webhooks' }),
+    secrets,
+    dispatcher: webhookDispatcher,
+    ...(deps.webhookTimeoutMs ? { timeoutMs: deps.webhookTimeoutMs } : {}),
+  });
+  webhooks.start();
   return {
     async stop() {
+      await webhooks.stop();
+      await webhookDispatcher.close();
       await dispatcher.stop();
       await carriers.test.stop();
       await carriers.live.stop();

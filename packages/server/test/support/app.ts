@@ -3,6 +3,8 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { createSecretBox, type SecretBox } from '../../src/lib/secret-box.ts';
+import { randomBytes } from 'node:crypto';
 import { createAccount } from '../../src/commands/create-account.ts';
 import { createApiKey } from '../../src/commands/create-api-key.ts';
 import type { Engine } from '../../src/store/capabilities.ts';
@@ -32,6 +34,7 @@ export interface TestApp {
   app: FastifyInstance;
   store: Store;
   config: Config;
+  secrets: SecretBox;
   database: TestDatabase;
   /** A new account with a test and a live key. */
   newAccount(name?: string): Promise<TestAccount>;
@@ -43,7 +46,14 @@ export interface TestApp {
 /** Starts the app on a random port over a fresh database of `engine`. */
 export async function startTestApp(
   engine: Engine,
-  options: { env?: Record<string, string>; clock?: Clock; background?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    background?: boolean;
+    /** Trusted CA for webhook HTTPS receivers with self-signed certificates. */
+    webhookCa?: string;
+    webhookTimeoutMs?: number;
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const config = loadConfig({
@@ -56,13 +66,22 @@ export async function startTestApp(
   });
   const store = await openStore(database.options);
   const clock = options.clock ?? { now: () => Date.now() };
-  const app = await buildApp({ config, store, clock, logger: createLogger('silent') });
+  const secrets = createSecretBox(randomBytes(32));
+  const app = await buildApp({ config, store, clock, secrets, logger: createLogger('silent') });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.
   const background: Background | null =
     options.background === false
       ? null
-      : await startBackground({ config, store, clock, logger: createLogger('silent') });
+      : await startBackground({
+          config,
+          store,
+          clock,
+          secrets,
+          logger: createLogger('silent'),
+          ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}),
+          ...(options.webhookTimeoutMs ? { webhookTimeoutMs: options.webhookTimeoutMs } : {}),
+        });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   const deps = { clock };
@@ -72,6 +91,7 @@ export async function startTestApp(
     app,
     store,
     config,
+    secrets,
     database,
     client: (key) => new ApiClient(url, key ?? null),
     async newAccount(name = 'Test account') {

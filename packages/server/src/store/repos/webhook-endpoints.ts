@@ -4,7 +4,10 @@ import type { DB, Mode, WebhookEndpointsTable } from '../schema.ts';
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 
 /** Inserts an endpoint. */
-export async function insertWebhookEndpoint(db: Kysely<DB>, row: WebhookEndpointRow): Promise<void> {
+export async function insertWebhookEndpoint(
+  db: Kysely<DB>,
+  row: WebhookEndpointRow,
+): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 

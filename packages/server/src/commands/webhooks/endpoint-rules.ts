@@ -1,0 +1,25 @@
+import { validationError } from '../../domain/errors.ts';
+import { EVENT_TYPES } from '../record-event.ts';
+import type { WebhookDeps } from '../context.ts';
+
+/** Checks `events`: non-empty, each from the catalog, no repeats. Returns them. */
+export function checkEventTypes(events: string[]): string[] {
+  if (events.length === 0)
+    throw validationError('events', 'events must name at least one event type.');
+  events.forEach((type, i) => {
+    if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+      throw validationError(
+        `events[${i}]`,
+        `Unknown event type '${type}'. Known: ${EVENT_TYPES.join(', ')}.`,
+      );
+    }
+  });
+  return [...new Set(events)];
+}
+
+/** Checks that `url` is https and resolves to a public address (unless private ones are allowed). */
+export async function checkEndpointUrl(url: string, deps: WebhookDeps): Promise<string> {
+  const verdict = await deps.checkUrl(url);
+  if (!verdict.ok) throw validationError('url', verdict.reason);
+  return url;
+}

@@ -1,0 +1,161 @@
+import { notFound, validationError } from '../../domain/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import {
+  findDelivery,
+  insertDeliveries,
+  updateDelivery,
+} from '../../store/repos/webhook-deliveries.ts';
+import { findWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
+import type { WriteTx } from '../../store/write-queue.ts';
+import type { Actor, CommandDeps, WebhookDeps } from '../context.ts';
+import { pendingDelivery } from '../record-event.ts';
+
+async function requireEndpoint(tx: WriteTx, actor: Actor, endpointId: string) {
+  const endpoint = await findWebhookEndpoint(tx.db, actor.accountId, actor.mode, endpointId);
+  if (!endpoint) throw notFound('webhook endpoint', endpointId);
+  return endpoint;
+}
+
+/**
+ * Sends one delivery again now, whatever became of it: the same `evt_` id and
+ * payload, a new attempt in its log. Returns the delivery id.
+ */
+export async function retryDelivery(
+  tx: WriteTx,
+  actor: Actor,
+  endpointId: string,
+  deliveryId: string,
+  deps: CommandDeps,
+): Promise<string> {
+  await requireEndpoint(tx, actor, endpointId);
+  const delivery = await findDelivery(tx.db, deliveryId);
+  if (!delivery || delivery.endpoint_id !== endpointId) throw notFound('delivery', deliveryId);
+  const now = deps.clock.now();
+  // Attempts restart from zero so a manual retry gets the whole schedule again.
+  await updateDelivery(tx.db, deliveryId, {
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: 0,
+    updated_at: now,
+  });
+  tx.publish('webhook.pending', null);
+  return deliveryId;
+}
+
+/**
+ * Recovery, as Svix offers it: every event since `since` that the endpoint
+ * subscribes to is delivered again (or for the first time). Returns how many.
+ */
+export async function recoverEvents(
+  tx: WriteTx,
+  actor: Actor,
+  endpointId: string,
+  since: number,
+  deps: CommandDeps,
+): Promise<number> {
+  const endpoint = await requireEndpoint(tx, actor, endpointId);
+  const now = deps.clock.now();
+  if (since > now) throw validationError('since', 'since must be in the past.');
+  const types = JSON.parse(endpoint.events_json) as string[];
+  const events = await tx.db
+    .selectFrom('events')
+    .select(['id'])
+    .where('account_id', '=', actor.accountId)
+    .where('mode', '=', actor.mode)
+    .where('created_at', '>=', since)
+    .where('endpoint_id', 'is', null)
+    .where('type', 'in', types)
+    .orderBy('id')
+    .execute();
+  const ids = events.map((e) => e.id);
+  if (ids.length === 0) return 0;
+  // Existing deliveries are re-armed; events never delivered here get a new one.
+  await tx.db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, updated_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('event_id', 'in', ids)
+    .execute();
+  await insertDeliveries(
+    tx.db,
+    ids.map((id) => pendingDelivery(id, endpointId, now)),
+  );
+  tx.publish('webhook.pending', null);
+  return ids.length;
+}
+
+/** Sample `data` for a test event of each type, shaped like the real thing. */
+function sampleData(type: string, now: string): object {
+  if (type.startsWith('call.')) {
+    return {
+      id: 'call_test',
+      object: 'call',
+      from: '+14155550100',
+      to: '+14155550101',
+      direction: 'inbound',
+      status: type === 'call.missed' ? 'missed' : 'completed',
+      startedAt: now,
+      duration: type === 'call.missed' ? 0 : 42,
+    };
+  }
+  if (type === 'contact.created') {
+    return {
+      id: 'ct_test',
+      object: 'contact',
+      name: 'Test Contact',
+      phone: '+14155550100',
+      email: null,
+      company: null,
+      createdAt: now,
+    };
+  }
+  const inbound = type === 'message.received';
+  return {
+    id: 'msg_test',
+    object: 'message',
+    from: inbound ? '+14155550100' : '+14155550101',
+    to: inbound ? '+14155550101' : '+14155550100',
+    body: 'This is a test event.',
+    direction: inbound ? 'inbound' : 'outbound',
+    status: type === 'message.failed' ? 'failed' : 'delivered',
+    segments: 1,
+    conversationId: 'cv_test',
+    media: [],
+    senderName: null,
+    failureReason: type === 'message.failed' ? 'carrier_rejected' : null,
+    createdAt: now,
+  };
+}
+
+/**
+ * A signed test event of the chosen type (sample data) for this endpoint only,
+ * to check a receiver end to end. Returns the delivery id.
+ */
+export async function sendTestEvent(
+  tx: WriteTx,
+  actor: Actor,
+  endpointId: string,
+  type: string,
+  deps: WebhookDeps,
+): Promise<string> {
+  await requireEndpoint(tx, actor, endpointId);
+  const now = deps.clock.now();
+  const eventId = newId('evt', now);
+  await tx.db
+    .insertInto('events')
+    .values({
+      id: eventId,
+      account_id: actor.accountId,
+      mode: actor.mode,
+      type,
+      data: JSON.stringify(sampleData(type, new Date(now).toISOString())),
+      created_at: now,
+      endpoint_id: endpointId,
+    })
+    .execute();
+  const delivery = pendingDelivery(eventId, endpointId, now);
+  await insertDeliveries(tx.db, [delivery]);
+  tx.publish('webhook.pending', null);
+  return delivery.id;
+}

@@ -1,0 +1,314 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import { notFound } from '../../domain/errors.ts';
+import type { WebhookDeps } from '../../commands/context.ts';
+import { checkEndpointUrl } from '../../commands/webhooks/endpoint-rules.ts';
+import { createWebhookEndpoint } from '../../commands/webhooks/create-webhook-endpoint.ts';
+import { deleteWebhookEndpoint } from '../../commands/webhooks/delete-webhook-endpoint.ts';
+import { recoverEvents, retryDelivery, sendTestEvent } from '../../commands/webhooks/redeliver.ts';
+import { rotateWebhookSecret } from '../../commands/webhooks/rotate-webhook-secret.ts';
+import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-endpoint.ts';
+import { checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
+import { newWebhookSecret } from '../../delivery/sign.ts';
+import { checkWebhookUrl } from '../../delivery/ssrf-guard.ts';
+import { presentWebhookDelivery } from '../../presenters/webhook-delivery.ts';
+import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
+import {
+  findDelivery,
+  listAttempts,
+  listDeliveries,
+} from '../../store/repos/webhook-deliveries.ts';
+import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
+import type { Store } from '../../store/store.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { commitAndReply } from '../plugins/idempotency.ts';
+import { ErrorBody, IdParams } from '../schemas/common.ts';
+import {
+  CreateEndpointBody,
+  DeletedEndpoint,
+  ListOf,
+  PageQuery,
+  RecoverBody,
+  TestEventBody,
+  UpdateEndpointBody,
+  WebhookDelivery,
+  WebhookEndpoint,
+} from '../schemas/webhooks.ts';
+
+const TAGS = ['Webhooks'];
+const DeliveryParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  deliveryId: Type.String({ maxLength: 64 }),
+});
+
+function pageLimit(query: PageQuery): number {
+  return query.limit ? Number(query.limit) : 20;
+}
+
+/** The delivery log view of some deliveries, with their events and attempts. */
+async function presentDeliveries(
+  store: Store,
+  deliveries: Awaited<ReturnType<typeof listDeliveries>>,
+) {
+  const ids = deliveries.map((d) => d.id);
+  const attempts = await listAttempts(store.db, ids);
+  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+  const events =
+    eventIds.length === 0
+      ? []
+      : await store.db
+          .selectFrom('events')
+          .select(['id', 'type'])
+          .where('id', 'in', eventIds)
+          .execute();
+  const typeOf = new Map(events.map((e) => [e.id, e]));
+  return deliveries.map((d) =>
+    presentWebhookDelivery(
+      d,
+      typeOf.get(d.event_id),
+      attempts.filter((a) => a.delivery_id === d.id),
+    ),
+  );
+}
+
+/** Webhook endpoints: create, list, retrieve, update, delete, rotate, delivery log, retry, recover, test. */
+export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock, config, secrets } = app.deps;
+  const deps: WebhookDeps = {
+    clock,
+    seal: (secret) => secrets.seal(secret),
+    newSecret: newWebhookSecret,
+    checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate }),
+  };
+
+  app.post<{ Body: CreateEndpointBody }>(
+    '/webhook_endpoints',
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        summary: 'Create a webhook endpoint',
+        description: 'Returns the signing secret (whsec_…) once; deliveries are signed with it.',
+        tags: TAGS,
+        body: CreateEndpointBody,
+        response: { 201: WebhookEndpoint, '4xx': ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      // Validated before the write: resolving DNS must never hold the shared transaction.
+      checkEventTypes(request.body.events);
+      await checkEndpointUrl(request.body.url, deps);
+      return commitAndReply(request, reply, 201, (tx) =>
+        createWebhookEndpoint(tx, principalOf(request), request.body, deps),
+      );
+    },
+  );
+
+  app.get<{ Querystring: PageQuery }>(
+    '/webhook_endpoints',
+    {
+      schema: {
+        operationId: 'listWebhookEndpoints',
+        summary: 'List webhook endpoints',
+        tags: TAGS,
+        querystring: PageQuery,
+        response: { 200: ListOf(WebhookEndpoint, 'WebhookEndpointList'), '4xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { accountId, mode } = principalOf(request);
+      const limit = pageLimit(request.query);
+      const rows = await listWebhookEndpoints(
+        store.db,
+        accountId,
+        mode,
+        limit + 1,
+        request.query.starting_after,
+      );
+      return {
+        object: 'list',
+        data: rows.slice(0, limit).map((r) => presentWebhookEndpoint(r)),
+        hasMore: rows.length > limit,
+      };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/webhook_endpoints/:id',
+    {
+      schema: {
+        operationId: 'getWebhookEndpoint',
+        summary: 'Retrieve a webhook endpoint',
+        tags: TAGS,
+        params: IdParams,
+        response: { 200: WebhookEndpoint, '4xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { accountId, mode } = principalOf(request);
+      const row = await findWebhookEndpoint(store.db, accountId, mode, request.params.id);
+      if (!row) throw notFound('webhook endpoint', request.params.id);
+      return presentWebhookEndpoint(row);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: UpdateEndpointBody }>(
+    '/webhook_endpoints/:id',
+    {
+      schema: {
+        operationId: 'updateWebhookEndpoint',
+        summary: 'Update a webhook endpoint (url, events, description, enabled)',
+        tags: TAGS,
+        params: IdParams,
+        body: UpdateEndpointBody,
+        response: { 200: WebhookEndpoint, '4xx': ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      if (request.body.events !== undefined) checkEventTypes(request.body.events);
+      if (request.body.url !== undefined) await checkEndpointUrl(request.body.url, deps);
+      return commitAndReply(request, reply, 200, (tx) =>
+        updateWebhookEndpoint(tx, principalOf(request), request.params.id, request.body, deps),
+      );
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>(
+    '/webhook_endpoints/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        summary: 'Delete a webhook endpoint',
+        tags: TAGS,
+        params: IdParams,
+        response: { 200: DeletedEndpoint, '4xx': ErrorBody },
+      },
+    },
+    async (request) =>
+      store.write((tx) => deleteWebhookEndpoint(tx, principalOf(request), request.params.id, deps)),
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/webhook_endpoints/:id/rotate_secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Rotate the signing secret',
+        description:
+          'Returns the new secret. The old one keeps signing alongside it for 24 hours (two v1= signatures).',
+        tags: TAGS,
+        params: IdParams,
+        response: { 200: WebhookEndpoint, '4xx': ErrorBody },
+      },
+    },
+    (request, reply) =>
+      commitAndReply(request, reply, 200, (tx) =>
+        rotateWebhookSecret(tx, principalOf(request), request.params.id, deps),
+      ),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: PageQuery }>(
+    '/webhook_endpoints/:id/deliveries',
+    {
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'The delivery log of an endpoint',
+        description:
+          'Newest first; each delivery lists every attempt with time, status, latency and a response excerpt.',
+        tags: TAGS,
+        params: IdParams,
+        querystring: PageQuery,
+        response: { 200: ListOf(WebhookDelivery, 'WebhookDeliveryList'), '4xx': ErrorBody },
+      },
+    },
+    async (request) => {
+      const { accountId, mode } = principalOf(request);
+      const endpoint = await findWebhookEndpoint(store.db, accountId, mode, request.params.id);
+      if (!endpoint) throw notFound('webhook endpoint', request.params.id);
+      const limit = pageLimit(request.query);
+      const rows = await listDeliveries(
+        store.db,
+        endpoint.id,
+        limit + 1,
+        request.query.starting_after,
+      );
+      return {
+        object: 'list',
+        data: await presentDeliveries(store, rows.slice(0, limit)),
+        hasMore: rows.length > limit,
+      };
+    },
+  );
+
+  app.post<{ Params: { id: string; deliveryId: string } }>(
+    '/webhook_endpoints/:id/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        operationId: 'retryWebhookDelivery',
+        summary: 'Redeliver one event now',
+        tags: TAGS,
+        params: DeliveryParams,
+        response: { 202: WebhookDelivery, '4xx': ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const id = await store.write((tx) =>
+        retryDelivery(tx, principalOf(request), request.params.id, request.params.deliveryId, deps),
+      );
+      const row = await findDelivery(store.db, id);
+      return reply.code(202).send((await presentDeliveries(store, row ? [row] : []))[0]);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: RecoverBody }>(
+    '/webhook_endpoints/:id/recover',
+    {
+      schema: {
+        operationId: 'recoverWebhookEvents',
+        summary: 'Redeliver every event since a time',
+        tags: TAGS,
+        params: IdParams,
+        body: RecoverBody,
+        response: {
+          202: Type.Object(
+            { object: Type.Literal('recovery'), count: Type.Integer() },
+            { title: 'WebhookRecovery' },
+          ),
+          '4xx': ErrorBody,
+        },
+      },
+    },
+    (request, reply) =>
+      commitAndReply(request, reply, 202, async (tx) => ({
+        object: 'recovery',
+        count: await recoverEvents(
+          tx,
+          principalOf(request),
+          request.params.id,
+          Date.parse(request.body.since),
+          deps,
+        ),
+      })),
+  );
+
+  app.post<{ Params: { id: string }; Body: TestEventBody }>(
+    '/webhook_endpoints/:id/test',
+    {
+      schema: {
+        operationId: 'sendWebhookTestEvent',
+        summary: 'Send a signed test event to this endpoint',
+        tags: TAGS,
+        params: IdParams,
+        body: TestEventBody,
+        response: { 202: WebhookDelivery, '4xx': ErrorBody },
+      },
+    },
+    async (request, reply) => {
+      const type = checkEventTypes([request.body.type ?? 'message.received'])[0]!;
+      const id = await store.write((tx) =>
+        sendTestEvent(tx, principalOf(request), request.params.id, type, deps),
+      );
+      const row = await findDelivery(store.db, id);
+      return reply.code(202).send((await presentDeliveries(store, row ? [row] : []))[0]);
+    },
+  );
+}

@@ -1,0 +1,181 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { Mode } from '../../src/domain/modes.ts';
+import { listEvents } from '../../src/store/repos/events.ts';
+import type { DB } from '../../src/store/schema.ts';
+import type { ApiClient } from './http.ts';
+
+/** Options of a bounded wait: it gives up after `timeoutMs` and never polls more than `timeoutMs / intervalMs + 1` times. */
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+}
+
+/**
+ * Polls `probe` until it returns something other than `undefined` and returns that.
+ * Bounded in attempts and in time; fails naming `what` when neither is left.
+ */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  { timeoutMs = 5_000, intervalMs = 20 }: WaitOptions = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  const attempts = Math.ceil(timeoutMs / intervalMs) + 1;
+  for (let i = 0; i < attempts; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) break;
+    await sleep(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/** Polls `GET /v1/messages/{id}` until `accept` holds for the message, and returns it. */
+export function waitForMessage(
+  client: ApiClient,
+  id: string,
+  accept: (message: any) => boolean,
+  what: string,
+  options?: WaitOptions,
+): Promise<any> {
+  return waitFor(
+    async () => {
+      const res = await client.get(`/v1/messages/${id}`);
+      if (res.status !== 200) throw new Error(`GET /v1/messages/${id} answered ${res.status}`);
+      return accept(res.body) ? res.body : undefined;
+    },
+    `${id}: ${what}`,
+    options,
+  );
+}
+
+/** Polls a message until its status is one of `statuses`. */
+export function waitForStatus(
+  client: ApiClient,
+  id: string,
+  statuses: string | string[],
+  options?: WaitOptions,
+): Promise<any> {
+  const wanted = [statuses].flat();
+  return waitForMessage(
+    client,
+    id,
+    (m) => wanted.includes(m.status),
+    `status ${wanted.join('|')}`,
+    options,
+  );
+}
+
+/** An outbox event with its `data` parsed. */
+export interface ParsedEvent {
+  id: string;
+  type: string;
+  data: any;
+  createdAt: number;
+}
+
+/** The outbox events of an account and mode (optionally of one type), oldest first, data parsed. */
+export async function eventsOf(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  type?: string,
+): Promise<ParsedEvent[]> {
+  const rows = await listEvents(db, accountId, mode, type);
+  return rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    data: JSON.parse(row.data),
+    createdAt: Number(row.created_at),
+  }));
+}
+
+/** Rows an account has in every table a send or an inbound text writes to. */
+export interface StoredCounts {
+  messages: number;
+  recipients: number;
+  outboundQueue: number;
+  conversations: number;
+  participants: number;
+  events: number;
+  optOuts: number;
+}
+
+function count(row: { n: number | string | bigint } | undefined): number {
+  return Number(row?.n ?? 0);
+}
+
+/** Counts what an account has stored, to prove that a rejected request stored nothing. */
+export async function storedCounts(db: Kysely<DB>, accountId: string): Promise<StoredCounts> {
+  const messages = await db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  const recipients = await db
+    .selectFrom('message_recipients')
+    .innerJoin('messages', 'messages.id', 'message_recipients.message_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('messages.account_id', '=', accountId)
+    .executeTakeFirst();
+  const outboundQueue = await db
+    .selectFrom('outbound_queue')
+    .innerJoin('messages', 'messages.id', 'outbound_queue.message_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('messages.account_id', '=', accountId)
+    .executeTakeFirst();
+  const conversations = await db
+    .selectFrom('conversations')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  const participants = await db
+    .selectFrom('conversation_participants')
+    .innerJoin('conversations', 'conversations.id', 'conversation_participants.conversation_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('conversations.account_id', '=', accountId)
+    .executeTakeFirst();
+  const events = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  const optOuts = await db
+    .selectFrom('opt_outs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return {
+    messages: count(messages),
+    recipients: count(recipients),
+    outboundQueue: count(outboundQueue),
+    conversations: count(conversations),
+    participants: count(participants),
+    events: count(events),
+    optOuts: count(optOuts),
+  };
+}
+
+/** Outbound messages an account sent to `phone` (one-to-one), oldest first. */
+export function outboundTo(db: Kysely<DB>, accountId: string, mode: Mode, phone: string) {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('direction', '=', 'outbound')
+    .where('to_json', '=', JSON.stringify(phone))
+    .orderBy('id', 'asc')
+    .execute();
+}
+
+/**
+ * A source of distinct E.164 numbers that are neither sandbox numbers
+ * (`+1NPA55501XX`) nor magic recipients, so they never collide with an
+ * account's own numbers. `area` keeps the numbers of different files apart in logs.
+ */
+export function phoneNumbers(area = '312'): () => string {
+  let next = 0;
+  return () => `+1${area}${2_000_000 + next++}`;
+}
