@@ -7,6 +7,11 @@ export interface Actor {
   mode: Mode;
 }
 
+/** Only the account and mode of an actor (a principal may carry more, such as its key id). */
+export function scopeOf(actor: Actor): Actor {
+  return { accountId: actor.accountId, mode: actor.mode };
+}
+
 /** What commands need besides the transaction: time, injected so tests can fix it. */
 export interface CommandDeps {
   clock: Clock;

@@ -1,10 +1,9 @@
 import { newId } from '../lib/ids.ts';
-import { isE164 } from '../domain/phone.ts';
-import { validationError } from '../domain/errors.ts';
+import { checkContactFields, optionalText } from '../domain/contact-rules.ts';
 import { presentContact, type ContactView } from '../presenters/contact.ts';
 import { insertContact } from '../store/repos/contacts.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import type { Actor, CommandDeps } from './context.ts';
+import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { recordEvent } from './record-event.ts';
 
 /** Input of `POST /v1/contacts` (spec 2.4). */
@@ -15,14 +14,6 @@ export interface CreateContactInput {
   company?: string | undefined;
 }
 
-// Deliberately plain: one @, no spaces, a dot in the domain. Deliverability is the mail server's business.
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function optionalText(value: string | undefined): string | null {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : null;
-}
-
 /** Adds a contact to the shared directory and records `contact.created` in the same transaction. */
 export async function createContact(
   tx: WriteTx,
@@ -30,12 +21,7 @@ export async function createContact(
   input: CreateContactInput,
   deps: CommandDeps,
 ): Promise<ContactView> {
-  if (!isE164(input.phone)) {
-    throw validationError('phone', 'phone must be an E.164 number, such as +14155550100.');
-  }
-  if (input.email !== undefined && !EMAIL.test(input.email)) {
-    throw validationError('email', 'email must be an email address, such as ada@example.com.');
-  }
+  checkContactFields(input);
   const now = deps.clock.now();
   const row = {
     id: newId('ct', now),
@@ -46,9 +32,11 @@ export async function createContact(
     email: input.email ?? null,
     company: optionalText(input.company),
     created_at: now,
+    updated_at: null,
   };
   await insertContact(tx.db, row);
   const contact = presentContact(row);
   await recordEvent(tx, actor, 'contact.created', contact, now);
+  tx.publish('contact.changed', { ...scopeOf(actor), contact });
   return contact;
 }

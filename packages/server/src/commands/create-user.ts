@@ -1,5 +1,6 @@
 import { newId } from '../lib/ids.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
+import { isEmail } from '../domain/contact-rules.ts';
 import { findAccount } from '../store/repos/accounts.ts';
 import { findUserByEmail, insertUser } from '../store/repos/users.ts';
 import type { WriteTx } from '../store/write-queue.ts';
@@ -13,8 +14,6 @@ export interface CreatedUser {
   name: string;
   role: 'owner' | 'member';
 }
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** Shortest password accepted for a softphone login. */
 export const MIN_PASSWORD_LENGTH = 8;
@@ -36,7 +35,7 @@ export async function createUser(
   deps: CommandDeps,
 ): Promise<CreatedUser> {
   const email = input.email.trim().toLowerCase();
-  if (!EMAIL.test(email)) throw validationError('email', 'email must be an email address.');
+  if (!isEmail(email)) throw validationError('email', 'email must be an email address.');
   if (!(await findAccount(tx.db, input.accountId))) {
     throw new ApiError('not_found', `No such account: '${input.accountId}'.`);
   }

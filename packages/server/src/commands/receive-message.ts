@@ -24,7 +24,7 @@ import { insertMessage } from '../store/repos/messages.ts';
 import { addOptOut, removeOptOut } from '../store/repos/opt-outs.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import type { Actor, CommandDeps } from './context.ts';
+import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation } from './conversations.ts';
 import { recordEvent } from './record-event.ts';
 import { sendMessage } from './send-message.ts';
@@ -127,7 +127,7 @@ export async function receiveMessage(
   await touchConversation(tx.db, conversation.id, now, true);
   const message = presentMessage(row);
   await recordEvent(tx, actor, 'message.received', message, now);
-  tx.publish('message.created', { ...actor, message, contactName: contact?.name ?? null });
+  tx.publish('message.created', { ...scopeOf(actor), message, contactName: contact?.name ?? null });
   await applyKeyword(tx, actor, input, body, deps);
   return message;
 }

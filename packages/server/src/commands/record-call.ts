@@ -6,7 +6,7 @@ import { insertCall } from '../store/repos/calls.ts';
 import { findNewestContactByPhone } from '../store/repos/contacts.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import type { Actor, CommandDeps } from './context.ts';
+import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { recordEvent } from './record-event.ts';
 
 /** A call as the telephony side reports it once it has ended. */
@@ -70,6 +70,6 @@ export async function recordCall(
     call,
     now,
   );
-  tx.publish('call.created', { ...actor, call, contactName: contact?.name ?? null });
+  tx.publish('call.created', { ...scopeOf(actor), call, contactName: contact?.name ?? null });
   return call;
 }

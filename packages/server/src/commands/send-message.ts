@@ -22,7 +22,7 @@ import { optedOutAmong } from '../store/repos/opt-outs.ts';
 import { enqueueOutbound } from '../store/repos/outbound-queue.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import type { Actor, CommandDeps } from './context.ts';
+import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation, createGroupConversation } from './conversations.ts';
 
 /** Input of `POST /v1/messages` (spec 2.2). */
@@ -110,7 +110,16 @@ async function continueConversation(
     );
   }
   if (recipients.length === 0) {
-    throw validationError('removeParticipants', 'The conversation has no participants left.');
+    // Removing the last participants is a mistake in this request; a group that emptied
+    // because everyone texted STOP is the group opt-out rule (decisions.md, "Messages").
+    if (removes.length > 0) {
+      throw validationError('removeParticipants', 'The conversation has no participants left.');
+    }
+    throw new ApiError(
+      OPTED_OUT,
+      'Every participant of this conversation has opted out of messages from this account.',
+      { param: 'conversationId' },
+    );
   }
   return { conversation, recipients };
 }
@@ -156,6 +165,9 @@ export async function sendMessage(
     const optedOut = await optedOutAmong(tx.db, actor.accountId, actor.mode, recipients);
     if (optedOut.size > 0) {
       recipients = recipients.filter((phone) => !optedOut.has(phone));
+      // A dropped participant leaves the group, as texting STOP would have made them; otherwise a
+      // later START would silently put them back into a group the business never saw them in.
+      if (isGroup) await deactivateParticipants(tx.db, conversation.id, [...optedOut]);
       if (recipients.length === 0) {
         throw new ApiError(
           OPTED_OUT,
@@ -215,6 +227,6 @@ export async function sendMessage(
   await touchConversation(tx.db, conversation.id, now, false);
   const message = presentMessage(row, recipientRows);
   tx.publish('outbound.queued', { mode: actor.mode });
-  tx.publish('message.created', { ...actor, message });
+  tx.publish('message.created', { ...scopeOf(actor), message });
   return message;
 }

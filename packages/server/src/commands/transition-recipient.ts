@@ -13,7 +13,7 @@ import {
   type RecipientRow,
 } from '../store/repos/messages.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import type { CommandDeps } from './context.ts';
+import { scopeOf, type CommandDeps } from './context.ts';
 import { recordEvent } from './record-event.ts';
 
 /**
@@ -70,6 +70,9 @@ export async function transitionRecipient(
       now,
     );
   }
-  tx.publish('message.updated', { ...actor, message: presentMessage(updated, recipients) });
+  tx.publish('message.updated', {
+    ...scopeOf(actor),
+    message: presentMessage(updated, recipients),
+  });
   return true;
 }

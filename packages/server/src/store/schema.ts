@@ -53,6 +53,7 @@ export interface ContactsTable {
   email: string | null;
   company: string | null;
   created_at: number;
+  updated_at: number | null;
 }
 
 /** The outbox: every event is written in the transaction of the change that causes it. */
@@ -222,8 +223,19 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
+/** A signed-in softphone browser. */
+export interface SessionsTable {
+  token_hash: string;
+  user_id: string;
+  account_id: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
 /** The whole database, as Kysely sees it. */
 export interface DB {
+  sessions: SessionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import type { Engine } from '../../src/store/capabilities.ts';
@@ -38,6 +39,29 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
+/**
+ * Waits (at most 100 x 20 ms) until no session is connected to database `name`.
+ * pg's `pool.end()` resolves before the sockets of its clients have closed; a
+ * `DROP DATABASE … WITH (FORCE)` in that moment makes those ending clients emit
+ * an 'error' nobody listens to any more, which crashes the test process.
+ */
+async function waitForNoSessions(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_PG_URL });
+  await client.connect();
+  try {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const { rows } = await client.query<{ n: string }>(
+        'SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
+      if (Number(rows[0]?.n ?? 0) === 0) return;
+      await sleep(20);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 /** Creates an empty database: a temporary directory (SQLite) or a new PostgreSQL database. */
 export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-test-'));
@@ -57,6 +81,7 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
     env: { SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: url.toString() },
     drop: async () => {
       rmSync(dataDir, { recursive: true, force: true });
+      await waitForNoSessions(name);
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };

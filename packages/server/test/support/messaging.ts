@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Mode } from '../../src/domain/modes.ts';
@@ -91,23 +92,31 @@ export async function eventsOf(
   }));
 }
 
-/** Rows an account has in every table a send or an inbound text writes to. */
-export interface StoredCounts {
+// Receipts of earlier sends keep arriving in the background; they say nothing about a new request.
+const RECEIPT_EVENTS = ['message.delivered', 'message.failed'];
+
+/**
+ * What an account has stored in every table a send or an inbound text writes to.
+ * `events` leaves out delivery receipts (`message.delivered`, `message.failed`),
+ * which earlier sends may add at any moment. `queued` lists the submissions
+ * waiting for the carrier, which the dispatcher may take at any moment too.
+ */
+export interface StoredSnapshot {
   messages: number;
   recipients: number;
-  outboundQueue: number;
   conversations: number;
   participants: number;
   events: number;
   optOuts: number;
+  queued: string[];
 }
 
 function count(row: { n: number | string | bigint } | undefined): number {
   return Number(row?.n ?? 0);
 }
 
-/** Counts what an account has stored, to prove that a rejected request stored nothing. */
-export async function storedCounts(db: Kysely<DB>, accountId: string): Promise<StoredCounts> {
+/** Takes a snapshot of what an account has stored (see `assertNothingStored`). */
+export async function storedSnapshot(db: Kysely<DB>, accountId: string): Promise<StoredSnapshot> {
   const messages = await db
     .selectFrom('messages')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -119,12 +128,12 @@ export async function storedCounts(db: Kysely<DB>, accountId: string): Promise<S
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('messages.account_id', '=', accountId)
     .executeTakeFirst();
-  const outboundQueue = await db
+  const queued = await db
     .selectFrom('outbound_queue')
     .innerJoin('messages', 'messages.id', 'outbound_queue.message_id')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select(['outbound_queue.message_id', 'outbound_queue.phone'])
     .where('messages.account_id', '=', accountId)
-    .executeTakeFirst();
+    .execute();
   const conversations = await db
     .selectFrom('conversations')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -140,6 +149,7 @@ export async function storedCounts(db: Kysely<DB>, accountId: string): Promise<S
     .selectFrom('events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account_id', '=', accountId)
+    .where('type', 'not in', RECEIPT_EVENTS)
     .executeTakeFirst();
   const optOuts = await db
     .selectFrom('opt_outs')
@@ -149,12 +159,37 @@ export async function storedCounts(db: Kysely<DB>, accountId: string): Promise<S
   return {
     messages: count(messages),
     recipients: count(recipients),
-    outboundQueue: count(outboundQueue),
     conversations: count(conversations),
     participants: count(participants),
     events: count(events),
     optOuts: count(optOuts),
+    queued: queued.map((r) => `${r.message_id} ${r.phone}`),
   };
+}
+
+/**
+ * Runs `action` and asserts that the account stored nothing meanwhile: no
+ * message, recipient, conversation, participant, event or opt-out, and no new
+ * row in the outbound queue (rows may only have left it). Returns what `action` returned.
+ */
+export async function assertNothingStored<T>(
+  db: Kysely<DB>,
+  accountId: string,
+  action: () => Promise<T>,
+): Promise<T> {
+  const before = await storedSnapshot(db, accountId);
+  const result = await action();
+  const after = await storedSnapshot(db, accountId);
+  const { queued: queuedBefore, ...countsBefore } = before;
+  const { queued: queuedAfter, ...countsAfter } = after;
+  assert.deepEqual(countsAfter, countsBefore, 'nothing stored');
+  const known = new Set(queuedBefore);
+  assert.deepEqual(
+    queuedAfter.filter((row) => !known.has(row)),
+    [],
+    'no new row in the outbound queue',
+  );
+  return result;
 }
 
 /** Outbound messages an account sent to `phone` (one-to-one), oldest first. */

@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { authenticateApiKey } from '../../commands/authenticate-api-key.ts';
+import { touchApiKey } from '../../store/repos/api-keys.ts';
 import { RateLimiter } from './rate-limit.ts';
+
+/** `last_used_at` is written at most this often per key: the dashboard needs minutes, not requests. */
+const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Bearer API-key authentication and per-key rate limiting for every `/v1`
@@ -11,12 +15,21 @@ import { RateLimiter } from './rate-limit.ts';
 export function registerApiKeyAuth(app: FastifyInstance): void {
   const { store, config, clock } = app.deps;
   const limiter = new RateLimiter(config.rateLimit);
+  const touched = new Map<string, number>();
   app.decorateRequest('principal', null);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config.public || !request.url.startsWith('/v1')) return;
     const principal = await authenticateApiKey(store.db, request.headers.authorization);
     request.principal = principal;
+    const now = clock.now();
+    if ((touched.get(principal.keyId) ?? 0) <= now - TOUCH_INTERVAL_MS) {
+      touched.set(principal.keyId, now);
+      // Not awaited: the request must not wait for bookkeeping, and losing one touch is harmless.
+      store
+        .write((tx) => touchApiKey(tx.db, principal.keyId, now))
+        .catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
+    }
     const wait = limiter.take(principal.keyId, clock.now());
     if (wait > 0) {
       throw new ApiError('rate_limited', 'Too many requests with this API key; slow down.', {

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { notFound } from '../../domain/errors.ts';
+import { notFound, validationError } from '../../domain/errors.ts';
 import type { WebhookDeps } from '../../commands/context.ts';
+import { EVENT_TYPES } from '../../commands/record-event.ts';
 import { checkEndpointUrl } from '../../commands/webhooks/endpoint-rules.ts';
 import { createWebhookEndpoint } from '../../commands/webhooks/create-webhook-endpoint.ts';
 import { deleteWebhookEndpoint } from '../../commands/webhooks/delete-webhook-endpoint.ts';
@@ -11,15 +12,10 @@ import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-en
 import { checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
 import { newWebhookSecret } from '../../delivery/sign.ts';
 import { checkWebhookUrl } from '../../delivery/ssrf-guard.ts';
-import { presentWebhookDelivery } from '../../presenters/webhook-delivery.ts';
+import { loadDeliveryLog, presentDeliveries } from '../../commands/webhooks/delivery-log.ts';
 import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
-import {
-  findDelivery,
-  listAttempts,
-  listDeliveries,
-} from '../../store/repos/webhook-deliveries.ts';
+import { findDelivery } from '../../store/repos/webhook-deliveries.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
-import type { Store } from '../../store/store.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody, IdParams } from '../schemas/common.ts';
@@ -43,32 +39,6 @@ const DeliveryParams = Type.Object({
 
 function pageLimit(query: PageQuery): number {
   return query.limit ? Number(query.limit) : 20;
-}
-
-/** The delivery log view of some deliveries, with their events and attempts. */
-async function presentDeliveries(
-  store: Store,
-  deliveries: Awaited<ReturnType<typeof listDeliveries>>,
-) {
-  const ids = deliveries.map((d) => d.id);
-  const attempts = await listAttempts(store.db, ids);
-  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
-  const events =
-    eventIds.length === 0
-      ? []
-      : await store.db
-          .selectFrom('events')
-          .select(['id', 'type'])
-          .where('id', 'in', eventIds)
-          .execute();
-  const typeOf = new Map(events.map((e) => [e.id, e]));
-  return deliveries.map((d) =>
-    presentWebhookDelivery(
-      d,
-      typeOf.get(d.event_id),
-      attempts.filter((a) => a.delivery_id === d.id),
-    ),
-  );
 }
 
 /** Webhook endpoints: create, list, retrieve, update, delete, rotate, delivery log, retry, recover, test. */
@@ -224,18 +194,12 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       const { accountId, mode } = principalOf(request);
       const endpoint = await findWebhookEndpoint(store.db, accountId, mode, request.params.id);
       if (!endpoint) throw notFound('webhook endpoint', request.params.id);
-      const limit = pageLimit(request.query);
-      const rows = await listDeliveries(
+      return loadDeliveryLog(
         store.db,
         endpoint.id,
-        limit + 1,
+        pageLimit(request.query),
         request.query.starting_after,
       );
-      return {
-        object: 'list',
-        data: await presentDeliveries(store, rows.slice(0, limit)),
-        hasMore: rows.length > limit,
-      };
     },
   );
 
@@ -255,7 +219,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
         retryDelivery(tx, principalOf(request), request.params.id, request.params.deliveryId, deps),
       );
       const row = await findDelivery(store.db, id);
-      return reply.code(202).send((await presentDeliveries(store, row ? [row] : []))[0]);
+      return reply.code(202).send((await presentDeliveries(store.db, row ? [row] : []))[0]);
     },
   );
 
@@ -303,12 +267,19 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       },
     },
     async (request, reply) => {
-      const type = checkEventTypes([request.body.type ?? 'message.received'])[0]!;
+      const type = request.body.type ?? 'message.received';
+      // Checked here rather than with checkEventTypes, whose error names `events[0]`, a field this body lacks.
+      if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+        throw validationError(
+          'type',
+          `Unknown event type '${type}'. Known: ${EVENT_TYPES.join(', ')}.`,
+        );
+      }
       const id = await store.write((tx) =>
         sendTestEvent(tx, principalOf(request), request.params.id, type, deps),
       );
       const row = await findDelivery(store.db, id);
-      return reply.code(202).send((await presentDeliveries(store, row ? [row] : []))[0]);
+      return reply.code(202).send((await presentDeliveries(store.db, row ? [row] : []))[0]);
     },
   );
 }

@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as foundation from './001-foundation.ts';
 import * as messaging from './002-messaging.ts';
 import * as webhooks from './003-webhooks.ts';
+import * as softphone from './004-softphone.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '001-foundation': foundation,
   '002-messaging': messaging,
   '003-webhooks': webhooks,
+  '004-softphone': softphone,
 };
 
 /** Kysely's migration provider over the list above. */

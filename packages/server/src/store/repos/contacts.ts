@@ -41,3 +41,61 @@ export function findNewestContactByPhone(
     .limit(1)
     .executeTakeFirst();
 }
+
+/** Changes a contact's fields. */
+export async function updateContact(
+  db: Kysely<DB>,
+  id: string,
+  values: Partial<Pick<ContactRow, 'name' | 'phone' | 'email' | 'company' | 'updated_at'>>,
+): Promise<void> {
+  await db.updateTable('contacts').set(values).where('id', '=', id).execute();
+}
+
+/** The directory, newest first, optionally filtered by a name, phone, email or company fragment. */
+export function listContacts(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  limit: number,
+  search?: string,
+): Promise<ContactRow[]> {
+  let q = db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode);
+  if (search) {
+    // lower() on both sides: SQLite's LIKE and PostgreSQL's differ in case sensitivity.
+    const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    q = q.where((eb) =>
+      eb.or(
+        (['name', 'phone', 'email', 'company'] as const).map((column) =>
+          eb(eb.fn('lower', [eb.ref(column)]), 'like', eb.val(pattern)),
+        ),
+      ),
+    );
+  }
+  return q.orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Caller ID for many numbers at once: phone → newest contact's name (when it has one). */
+export async function namesByPhone(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  phones: string[],
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (phones.length === 0) return names;
+  const rows = await db
+    .selectFrom('contacts')
+    .select(['phone', 'name'])
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('phone', 'in', phones)
+    .orderBy('id', 'asc')
+    .execute();
+  // Ascending ids: a newer contact overwrites an older one with the same phone.
+  for (const row of rows) if (row.name) names.set(row.phone, row.name);
+  return names;
+}

@@ -169,3 +169,40 @@ export function findLatestConversationWith(
     .limit(1)
     .executeTakeFirst();
 }
+
+/** The inbox: conversations newest first (by last message), optionally before a time. */
+export function listConversations(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  limit: number,
+  before?: number,
+): Promise<ConversationRow[]> {
+  let q = db
+    .selectFrom('conversations')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode);
+  if (before !== undefined) q = q.where('last_message_at', '<', before);
+  return q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Participants of several conversations at once. */
+export function listParticipantsOf(
+  db: Kysely<DB>,
+  conversationIds: string[],
+): Promise<ParticipantRow[]> {
+  if (conversationIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('conversation_participants')
+    .selectAll()
+    .where('conversation_id', 'in', conversationIds)
+    .orderBy('added_at', 'asc')
+    .orderBy('phone', 'asc')
+    .execute();
+}
+
+/** Marks a conversation read for the whole team (a shared inbox has one unread state). */
+export async function markConversationRead(db: Kysely<DB>, id: string): Promise<void> {
+  await db.updateTable('conversations').set({ unread_count: 0 }).where('id', '=', id).execute();
+}

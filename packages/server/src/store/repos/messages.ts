@@ -113,3 +113,30 @@ export function listConversationMessages(
   if (beforeId) q = q.where('id', '<', beforeId);
   return q.orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** The newest message of each of several conversations. */
+export function lastMessagesOf(db: Kysely<DB>, conversationIds: string[]): Promise<MessageRow[]> {
+  if (conversationIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('messages')
+        .select((e) => e.fn.max('id').as('id'))
+        .where('conversation_id', 'in', conversationIds)
+        .groupBy('conversation_id'),
+    )
+    .execute();
+}
+
+/** Recipients of several messages at once. */
+export function listRecipientsOf(db: Kysely<DB>, messageIds: string[]): Promise<RecipientRow[]> {
+  if (messageIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', 'in', messageIds)
+    .orderBy('phone', 'asc')
+    .execute();
+}

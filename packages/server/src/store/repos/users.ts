@@ -16,3 +16,18 @@ export function findUserByEmail(db: Kysely<DB>, email: string): Promise<UserRow 
     .where('email', '=', email.toLowerCase())
     .executeTakeFirst();
 }
+
+/** One user by id. */
+export function findUser(db: Kysely<DB>, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The team of an account, oldest first. */
+export function listUsers(db: Kysely<DB>, accountId: string): Promise<UserRow[]> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'asc')
+    .execute();
+}

@@ -1,0 +1,228 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { notFound, validationError } from '../../domain/errors.ts';
+import { hashPassword } from '../../lib/secrets.ts';
+import type { WebhookDeps } from '../../commands/context.ts';
+import { createApiKey } from '../../commands/create-api-key.ts';
+import { createUser, MIN_PASSWORD_LENGTH } from '../../commands/create-user.ts';
+import { revokeApiKey } from '../../commands/revoke-api-key.ts';
+import { setHelpReply } from '../../commands/set-help-reply.ts';
+import { createWebhookEndpoint } from '../../commands/webhooks/create-webhook-endpoint.ts';
+import { loadDeliveryLog } from '../../commands/webhooks/delivery-log.ts';
+import { checkEndpointUrl, checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
+import { retryDelivery } from '../../commands/webhooks/redeliver.ts';
+import { rotateWebhookSecret } from '../../commands/webhooks/rotate-webhook-secret.ts';
+import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-endpoint.ts';
+import { newWebhookSecret } from '../../delivery/sign.ts';
+import { checkWebhookUrl } from '../../delivery/ssrf-guard.ts';
+import { isoTime } from '../../presenters/time.ts';
+import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
+import { listApiKeys } from '../../store/repos/api-keys.ts';
+import { listOptOuts } from '../../store/repos/opt-outs.ts';
+import { listPhoneNumbers } from '../../store/repos/phone-numbers.ts';
+import { listUsers } from '../../store/repos/users.ts';
+import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
+import { modeOf, requireOwner } from '../session-auth.ts';
+
+const EndpointBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ maxLength: 2048 })),
+    events: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+const InviteBody = Type.Object(
+  {
+    email: Type.String({ maxLength: 320 }),
+    name: Type.Optional(Type.String({ maxLength: 200 })),
+    password: Type.String({ maxLength: 1024 }),
+    role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('member')])),
+  },
+  { additionalProperties: false },
+);
+const HelpBody = Type.Object(
+  { helpReply: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]) },
+  { additionalProperties: false },
+);
+
+/** The owners' dashboard: API keys, numbers, webhooks and their delivery log, opt-outs, team, settings. */
+export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock, config, secrets } = app.deps;
+  const deps: WebhookDeps = {
+    clock,
+    seal: (secret) => secrets.seal(secret),
+    newSecret: newWebhookSecret,
+    checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate }),
+  };
+
+  app.get('/keys', async (request) => {
+    const { accountId } = requireOwner(request);
+    const keys = await listApiKeys(store.db, accountId, modeOf(request));
+    return {
+      data: keys.map((k) => ({
+        id: k.id,
+        mode: k.mode,
+        hint: `sk_${k.mode}_…${k.last4}`,
+        createdAt: isoTime(k.created_at),
+        lastUsedAt: k.last_used_at === null ? null : isoTime(k.last_used_at),
+        revokedAt: k.revoked_at === null ? null : isoTime(k.revoked_at),
+      })),
+    };
+  });
+
+  app.post('/keys', async (request, reply) => {
+    const { accountId } = requireOwner(request);
+    const key = await store.write((tx) =>
+      createApiKey(tx, { accountId, mode: modeOf(request) }, { clock }),
+    );
+    return reply.code(201).send(key);
+  });
+
+  app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request) => {
+    const { accountId } = requireOwner(request);
+    return store.write((tx) =>
+      revokeApiKey(tx, { keyId: request.params.id, accountId }, { clock }),
+    );
+  });
+
+  app.get('/numbers', async (request) => {
+    const { accountId } = requireOwner(request);
+    const rows = await listPhoneNumbers(store.db, accountId, modeOf(request));
+    return {
+      data: rows.map((n) => ({ id: n.id, phone: n.phone, createdAt: isoTime(n.created_at) })),
+    };
+  });
+
+  app.get('/opt-outs', async (request) => {
+    const { accountId } = requireOwner(request);
+    const rows = await listOptOuts(store.db, accountId, modeOf(request));
+    return { data: rows.map((o) => ({ phone: o.phone, optedOutAt: isoTime(o.created_at) })) };
+  });
+
+  app.get('/team', async (request) => {
+    const { accountId } = requireOwner(request);
+    const users = await listUsers(store.db, accountId);
+    return {
+      data: users.map((u) => ({
+        id: u.id,
+        email: u.email,
+        name: u.name,
+        role: u.role,
+        createdAt: isoTime(u.created_at),
+      })),
+    };
+  });
+
+  app.post<{ Body: Static<typeof InviteBody> }>(
+    '/team',
+    { schema: { body: InviteBody } },
+    async (request, reply) => {
+      const { accountId } = requireOwner(request);
+      const { email, name, password, role } = request.body;
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        throw validationError(
+          'password',
+          `password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
+        );
+      }
+      const passwordHash = await hashPassword(password);
+      const user = await store.write((tx) =>
+        createUser(tx, { accountId, email, name, role: role ?? 'member', passwordHash }, { clock }),
+      );
+      return reply.code(201).send(user);
+    },
+  );
+
+  app.put<{ Body: Static<typeof HelpBody> }>(
+    '/settings/help-reply',
+    { schema: { body: HelpBody } },
+    async (request) => {
+      const { accountId } = requireOwner(request);
+      return store.write((tx) => setHelpReply(tx, accountId, request.body.helpReply));
+    },
+  );
+
+  app.get('/webhook-endpoints', async (request) => {
+    const { accountId } = requireOwner(request);
+    const rows = await listWebhookEndpoints(store.db, accountId, modeOf(request), 100);
+    return { data: rows.map((r) => presentWebhookEndpoint(r)) };
+  });
+
+  app.post<{ Body: Static<typeof EndpointBody> }>(
+    '/webhook-endpoints',
+    { schema: { body: EndpointBody } },
+    async (request, reply) => {
+      const { accountId } = requireOwner(request);
+      const { url, events, description, enabled } = request.body;
+      if (url === undefined) throw validationError('url', 'Missing required field url.');
+      checkEventTypes(events ?? []);
+      await checkEndpointUrl(url, deps);
+      const endpoint = await store.write((tx) =>
+        createWebhookEndpoint(
+          tx,
+          { accountId, mode: modeOf(request) },
+          { url, events: events ?? [], description: description ?? undefined, enabled },
+          deps,
+        ),
+      );
+      return reply.code(201).send(endpoint);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: Static<typeof EndpointBody> }>(
+    '/webhook-endpoints/:id',
+    { schema: { body: EndpointBody } },
+    async (request) => {
+      const { accountId } = requireOwner(request);
+      if (request.body.events !== undefined) checkEventTypes(request.body.events);
+      if (request.body.url !== undefined) await checkEndpointUrl(request.body.url, deps);
+      return store.write((tx) =>
+        updateWebhookEndpoint(
+          tx,
+          { accountId, mode: modeOf(request) },
+          request.params.id,
+          request.body,
+          deps,
+        ),
+      );
+    },
+  );
+
+  app.post<{ Params: { id: string } }>('/webhook-endpoints/:id/rotate-secret', async (request) => {
+    const { accountId } = requireOwner(request);
+    return store.write((tx) =>
+      rotateWebhookSecret(tx, { accountId, mode: modeOf(request) }, request.params.id, deps),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/webhook-endpoints/:id/deliveries', async (request) => {
+    const { accountId } = requireOwner(request);
+    const endpoint = await findWebhookEndpoint(
+      store.db,
+      accountId,
+      modeOf(request),
+      request.params.id,
+    );
+    if (!endpoint) throw notFound('webhook endpoint', request.params.id);
+    return loadDeliveryLog(store.db, endpoint.id, 50);
+  });
+
+  app.post<{ Params: { id: string; deliveryId: string } }>(
+    '/webhook-endpoints/:id/deliveries/:deliveryId/retry',
+    async (request, reply) => {
+      const { accountId } = requireOwner(request);
+      await store.write((tx) =>
+        retryDelivery(
+          tx,
+          { accountId, mode: modeOf(request) },
+          request.params.id,
+          request.params.deliveryId,
+          deps,
+        ),
+      );
+      return reply.code(202).send({ id: request.params.deliveryId, status: 'pending' });
+    },
+  );
+}

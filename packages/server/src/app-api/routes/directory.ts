@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { createContact } from '../../commands/create-contact.ts';
+import { loadCallHistory } from '../../commands/inbox-queries.ts';
+import { updateContact } from '../../commands/update-contact.ts';
+import { presentContact } from '../../presenters/contact.ts';
+import { listContacts } from '../../store/repos/contacts.ts';
+import { modeOf, sessionOf } from '../session-auth.ts';
+
+const Optional = Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()]));
+const ContactBody = Type.Object(
+  { phone: Type.String(), name: Optional, email: Optional, company: Optional },
+  { additionalProperties: false },
+);
+const ContactPatch = Type.Object(
+  { phone: Type.Optional(Type.String()), name: Optional, email: Optional, company: Optional },
+  { additionalProperties: false },
+);
+
+const orUndefined = (v: string | null | undefined) => v ?? undefined;
+
+/** The shared contact directory and the call history. */
+export async function directoryRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.deps;
+
+  app.get<{ Querystring: { q?: string; mode?: string } }>('/contacts', async (request) => {
+    const { accountId } = sessionOf(request);
+    const rows = await listContacts(
+      store.db,
+      accountId,
+      modeOf(request),
+      500,
+      request.query.q?.trim() || undefined,
+    );
+    return { data: rows.map(presentContact) };
+  });
+
+  app.post<{ Body: Static<typeof ContactBody> }>(
+    '/contacts',
+    { schema: { body: ContactBody } },
+    async (request, reply) => {
+      const { accountId } = sessionOf(request);
+      const { phone, name, email, company } = request.body;
+      const contact = await store.write((tx) =>
+        createContact(
+          tx,
+          { accountId, mode: modeOf(request) },
+          {
+            phone,
+            name: orUndefined(name),
+            email: orUndefined(email),
+            company: orUndefined(company),
+          },
+          { clock },
+        ),
+      );
+      return reply.code(201).send(contact);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: Static<typeof ContactPatch> }>(
+    '/contacts/:id',
+    { schema: { body: ContactPatch } },
+    async (request) => {
+      const { accountId } = sessionOf(request);
+      return store.write((tx) =>
+        updateContact(tx, { accountId, mode: modeOf(request) }, request.params.id, request.body, {
+          clock,
+        }),
+      );
+    },
+  );
+
+  app.get('/calls', async (request) => {
+    const { accountId } = sessionOf(request);
+    return { data: await loadCallHistory(store.db, accountId, modeOf(request)) };
+  });
+}

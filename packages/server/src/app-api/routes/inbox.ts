@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { notFound } from '../../domain/errors.ts';
+import { loadConversation, loadInbox } from '../../commands/inbox-queries.ts';
+import { sendMessage } from '../../commands/send-message.ts';
+import { findConversation, markConversationRead } from '../../store/repos/conversations.ts';
+import { modeOf, sessionOf } from '../session-auth.ts';
+
+const ComposeBody = Type.Object(
+  {
+    from: Type.String(),
+    to: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 10 })])),
+    conversationId: Type.Optional(Type.String({ maxLength: 64 })),
+    body: Type.Optional(Type.String({ maxLength: 6400 })),
+    mediaUrls: Type.Optional(Type.Array(Type.String(), { maxItems: 10 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The shared inbox: conversations, a thread, marking read, and the composer. */
+export async function inboxRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.deps;
+
+  app.get('/conversations', async (request) => {
+    const { accountId } = sessionOf(request);
+    return { data: await loadInbox(store.db, accountId, modeOf(request)) };
+  });
+
+  app.get<{ Params: { id: string } }>('/conversations/:id', async (request) => {
+    const { accountId } = sessionOf(request);
+    return loadConversation(store.db, accountId, modeOf(request), request.params.id);
+  });
+
+  app.post<{ Params: { id: string } }>('/conversations/:id/read', async (request) => {
+    const { accountId } = sessionOf(request);
+    const mode = modeOf(request);
+    await store.write(async (tx) => {
+      const conversation = await findConversation(tx.db, accountId, mode, request.params.id);
+      if (!conversation) throw notFound('conversation', request.params.id);
+      await markConversationRead(tx.db, conversation.id);
+      tx.publish('conversation.read', { accountId, mode, conversationId: conversation.id });
+    });
+    return { id: request.params.id, unreadCount: 0 };
+  });
+
+  // The composer sends through the same command as POST /v1/messages: the same
+  // validation, opt-out rules and carrier path, attributed to the signed-in user.
+  app.post<{ Body: Static<typeof ComposeBody> }>(
+    '/messages',
+    { schema: { body: ComposeBody } },
+    async (request, reply) => {
+      const { accountId, user } = sessionOf(request);
+      const mode = modeOf(request);
+      const message = await store.write((tx) =>
+        sendMessage(tx, { accountId, mode }, { ...request.body, senderName: user.name }, { clock }),
+      );
+      return reply.code(201).send(message);
+    },
+  );
+}

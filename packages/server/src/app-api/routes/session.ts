@@ -1,0 +1,79 @@
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError } from '../../domain/errors.ts';
+import {
+  checkCredentials,
+  createSession,
+  endSession,
+  SESSION_TTL_MS,
+} from '../../commands/sessions.ts';
+import { findAccount } from '../../store/repos/accounts.ts';
+import { listPhoneNumbers } from '../../store/repos/phone-numbers.ts';
+import { LoginThrottle } from '../login-throttle.ts';
+import { SESSION_COOKIE, sessionOf } from '../session-auth.ts';
+
+const SignInBody = Type.Object(
+  { email: Type.String({ maxLength: 320 }), password: Type.String({ maxLength: 1024 }) },
+  { additionalProperties: false },
+);
+
+/** Sign-in, sign-out and who-am-I for the softphone. */
+export async function sessionRoutes(app: FastifyInstance): Promise<void> {
+  const { store, clock } = app.deps;
+  const throttle = new LoginThrottle();
+
+  app.post<{ Body: Static<typeof SignInBody> }>(
+    '/session',
+    { config: { public: true }, schema: { body: SignInBody } },
+    async (request, reply) => {
+      const now = clock.now();
+      const { email, password } = request.body;
+      const wait = throttle.retryAfter(email, request.ip, now);
+      if (wait > 0) {
+        throw new ApiError('rate_limited', 'Too many sign-in attempts; try again later.', {
+          headers: { 'retry-after': String(wait) },
+        });
+      }
+      const user = await checkCredentials(store.db, email, password);
+      if (!user) {
+        throttle.fail(email, request.ip, now);
+        throw new ApiError('unauthorized', 'Wrong email or password.');
+      }
+      throttle.succeed(email);
+      const session = await store.write((tx) => createSession(tx, user, { clock }));
+      reply.setCookie(SESSION_COOKIE, session.token, {
+        path: '/app',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: request.protocol === 'https',
+        maxAge: Math.floor(SESSION_TTL_MS / 1000),
+      });
+      return {
+        user: { id: user.id, email: user.email, name: user.name, role: user.role },
+        csrfToken: session.csrfToken,
+      };
+    },
+  );
+
+  app.delete('/session', async (request, reply) => {
+    const token = request.cookies[SESSION_COOKIE];
+    if (token) await store.write((tx) => endSession(tx, token));
+    reply.clearCookie(SESSION_COOKIE, { path: '/app' });
+    return { signedOut: true };
+  });
+
+  app.get('/me', async (request) => {
+    const { user, accountId, csrfToken } = sessionOf(request);
+    const account = await findAccount(store.db, accountId);
+    const [test, live] = await Promise.all([
+      listPhoneNumbers(store.db, accountId, 'test'),
+      listPhoneNumbers(store.db, accountId, 'live'),
+    ]);
+    return {
+      user: { id: user.id, email: user.email, name: user.name, role: user.role },
+      account: { id: accountId, name: account?.name ?? '', helpReply: account?.help_reply ?? null },
+      numbers: { test: test.map((n) => n.phone), live: live.map((n) => n.phone) },
+      csrfToken,
+    };
+  });
+}

@@ -1,0 +1,106 @@
+import type { Kysely } from 'kysely';
+import { notFound } from '../domain/errors.ts';
+import type { Mode } from '../domain/modes.ts';
+import { presentCall, type CallView } from '../presenters/call.ts';
+import { presentConversation, type ConversationView } from '../presenters/conversation.ts';
+import { presentMessage, type MessageView } from '../presenters/message.ts';
+import { listCalls } from '../store/repos/calls.ts';
+import { namesByPhone } from '../store/repos/contacts.ts';
+import {
+  findConversation,
+  listConversations,
+  listParticipantsOf,
+} from '../store/repos/conversations.ts';
+import {
+  lastMessagesOf,
+  listConversationMessages,
+  listRecipientsOf,
+  type MessageRow,
+} from '../store/repos/messages.ts';
+import type { DB } from '../store/schema.ts';
+
+async function presentMessages(db: Kysely<DB>, rows: MessageRow[]): Promise<MessageView[]> {
+  const recipients = await listRecipientsOf(
+    db,
+    rows.filter((r) => r.is_group).map((r) => r.id),
+  );
+  return rows.map((row) =>
+    presentMessage(
+      row,
+      recipients.filter((r) => r.message_id === row.id),
+    ),
+  );
+}
+
+/** The shared inbox of an account in one mode: conversations newest first, with caller ID. */
+export async function loadInbox(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  limit = 100,
+): Promise<ConversationView[]> {
+  const conversations = await listConversations(db, accountId, mode, limit);
+  const ids = conversations.map((c) => c.id);
+  const [participants, lastMessages] = await Promise.all([
+    listParticipantsOf(db, ids),
+    lastMessagesOf(db, ids),
+  ]);
+  const names = await namesByPhone(db, accountId, mode, [
+    ...new Set(participants.map((p) => p.phone)),
+  ]);
+  const lastViews = await presentMessages(db, lastMessages);
+  return conversations.map((c) =>
+    presentConversation(
+      c,
+      participants.filter((p) => p.conversation_id === c.id),
+      lastViews.find((m) => m.conversationId === c.id) ?? null,
+      names,
+    ),
+  );
+}
+
+/** One conversation with its latest messages, oldest first. */
+export async function loadConversation(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  id: string,
+  limit = 200,
+): Promise<{ conversation: ConversationView; messages: MessageView[] }> {
+  const conversation = await findConversation(db, accountId, mode, id);
+  if (!conversation) throw notFound('conversation', id);
+  const [participants, rows] = await Promise.all([
+    listParticipantsOf(db, [id]),
+    listConversationMessages(db, id, limit),
+  ]);
+  const names = await namesByPhone(
+    db,
+    accountId,
+    mode,
+    participants.map((p) => p.phone),
+  );
+  const messages = (await presentMessages(db, rows)).reverse();
+  return {
+    conversation: presentConversation(conversation, participants, messages.at(-1) ?? null, names),
+    messages,
+  };
+}
+
+/** A call in the history, with the other party's caller-ID name. */
+export interface CallHistoryEntry extends CallView {
+  contactName: string | null;
+}
+
+/** Call history, newest first, names resolved from the directory. */
+export async function loadCallHistory(
+  db: Kysely<DB>,
+  accountId: string,
+  mode: Mode,
+  limit = 200,
+): Promise<CallHistoryEntry[]> {
+  const calls = await listCalls(db, accountId, mode, limit);
+  const other = (c: (typeof calls)[number]) =>
+    c.direction === 'inbound' ? c.from_phone : c.to_phone;
+  const names = await namesByPhone(db, accountId, mode, [...new Set(calls.map(other))]);
+  return calls.map((c) => ({ ...presentCall(c), contactName: names.get(other(c)) ?? null }));
+}

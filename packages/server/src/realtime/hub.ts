@@ -1,0 +1,122 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { isMode, type Mode } from '../domain/modes.ts';
+import { sessionFromToken, SESSION_COOKIE } from '../app-api/session-auth.ts';
+
+/** Signals pushed to every signed-in client of the account and mode they concern. */
+export const PUSHED_SIGNALS = [
+  'message.created',
+  'message.updated',
+  'call.created',
+  'contact.changed',
+  'conversation.read',
+] as const;
+
+interface Client {
+  socket: WebSocket;
+  accountId: string;
+  mode: Mode;
+  alive: boolean;
+}
+
+/** The path browsers open the socket on. */
+export const REALTIME_PATH = '/app/ws';
+const HEARTBEAT_MS = 25_000;
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}
+
+/**
+ * The realtime channel of the softphone: a WebSocket per signed-in browser,
+ * authenticated by the session cookie, over which every committed change of
+ * its account and mode is pushed as `{type, …}` JSON. A client that
+ * reconnects refetches its lists, so it catches up on what it missed.
+ */
+export function attachRealtime(app: FastifyInstance): { clientCount(): number } {
+  const { store, clock, logger } = app.deps;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  const clients = new Set<Client>();
+
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== REALTIME_PATH) return refuse(socket, 404, 'Not Found');
+    const origin = request.headers.origin;
+    if (
+      origin !== undefined &&
+      URL.canParse(origin) &&
+      new URL(origin).host !== request.headers.host
+    ) {
+      return refuse(socket, 403, 'Forbidden');
+    }
+    const mode = url.searchParams.get('mode') ?? 'test';
+    if (!isMode(mode)) return refuse(socket, 400, 'Bad Request');
+    sessionFromToken(
+      store.db,
+      cookieValue(request.headers.cookie, SESSION_COOKIE),
+      clock.now(),
+    ).then(
+      (session) => {
+        if (!session) return refuse(socket, 401, 'Unauthorized');
+        wss.handleUpgrade(request, socket, head, (ws) => {
+          const client: Client = { socket: ws, accountId: session.accountId, mode, alive: true };
+          clients.add(client);
+          ws.on('pong', () => (client.alive = true));
+          ws.on('close', () => clients.delete(client));
+          ws.on('error', () => clients.delete(client));
+          ws.send(JSON.stringify({ type: 'hello', mode }));
+        });
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'realtime upgrade failed');
+        refuse(socket, 500, 'Internal Server Error');
+      },
+    );
+  };
+  app.server.on('upgrade', onUpgrade);
+
+  const listeners = PUSHED_SIGNALS.map((type) => {
+    const listener = (payload: { accountId: string; mode: Mode }) => {
+      const { accountId, mode, ...rest } = payload;
+      const text = JSON.stringify({ type, ...rest });
+      for (const client of clients) {
+        if (client.accountId === accountId && client.mode === mode) client.socket.send(text);
+      }
+    };
+    store.signals.on(type, listener);
+    return [type, listener] as const;
+  });
+
+  // Pings find connections that died without a close (a phone losing its network).
+  const heartbeat = setInterval(() => {
+    for (const client of clients) {
+      if (!client.alive) {
+        client.socket.terminate();
+        clients.delete(client);
+        continue;
+      }
+      client.alive = false;
+      client.socket.ping();
+    }
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
+  app.addHook('onClose', async () => {
+    clearInterval(heartbeat);
+    app.server.off('upgrade', onUpgrade);
+    for (const [type, listener] of listeners) store.signals.off(type, listener);
+    for (const client of clients) client.socket.close(1001, 'server shutting down');
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  });
+  return { clientCount: () => clients.size };
+}
