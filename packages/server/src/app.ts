@@ -1,4 +1,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import { appApi } from './app-api/plugin.ts';
+import { attachRealtime } from './realtime/hub.ts';
+import { registerWebApp } from './http/web-app.ts';
 import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
@@ -14,6 +18,7 @@ import { registerGracefulShutdown } from './http/plugins/shutdown.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { contactRoutes } from './http/routes/contacts.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { mcpRoutes } from './http/routes/mcp.ts';
 import { messageRoutes } from './http/routes/messages.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
 import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
@@ -73,5 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(contactRoutes, { prefix: '/v1' });
   await app.register(webhookEndpointRoutes, { prefix: '/v1' });
   await app.register(sandboxRoutes, { prefix: '/v1' });
+  await app.register(mcpRoutes, { prefix: '/v1' });
+  await app.register(fastifyCookie);
+  await app.register(appApi, { prefix: '/app/api' });
+  await registerWebApp(app);
+  if (deps.config.roles.includes('realtime')) attachRealtime(app);
   return app;
 }

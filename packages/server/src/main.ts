@@ -11,6 +11,7 @@ import { createAccount } from './commands/create-account.ts';
 import { createApiKey } from './commands/create-api-key.ts';
 import { createUser, MIN_PASSWORD_LENGTH } from './commands/create-user.ts';
 import { revokeApiKey } from './commands/revoke-api-key.ts';
+import { authenticateApiKey, type ApiKeyPrincipal } from './commands/authenticate-api-key.ts';
 import { startServer } from './server.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -24,8 +25,10 @@ Commands:
   numbers add --account ACCT --mode test|live E164    provision a number on an account
   users create --account ACCT --email E --password P [--name N] [--role owner|member]
                                                       create a softphone login
+  mcp                                                 serve the AI-agent tools over stdio, acting
+                                                      with the key in SWITCHBOARD_API_KEY
 
-Every command but serve accepts --json and then prints one JSON document.
+Every command but serve and mcp accepts --json and then prints one JSON document.
 Configuration comes from the environment (see README): PORT, HOST,
 SWITCHBOARD_DATA_DIR, DATABASE_URL, ...`;
 
@@ -119,6 +122,51 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/** Authenticates `SWITCHBOARD_API_KEY` by the API's rules, worded for an operator. */
+async function mcpPrincipal(store: Store, key: string): Promise<ApiKeyPrincipal> {
+  try {
+    return await authenticateApiKey(store.db, `Bearer ${key}`);
+  } catch (error) {
+    if (error instanceof ApiError && error.type === 'unauthorized') {
+      throw new ApiError(
+        'unauthorized',
+        'SWITCHBOARD_API_KEY was refused: it is not a valid, unrevoked API key of this storage (sk_test_… or sk_live_…).',
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * `switchboard mcp`: the tool server on stdin/stdout for a local agent, acting
+ * with one API key. stdout carries protocol messages only, so logs go to stderr.
+ * Like the other operator commands it works on the storage; a `serve` process on
+ * the same storage moves queued sends on to the carrier.
+ */
+async function serveMcp(config: Config): Promise<void> {
+  const key = process.env.SWITCHBOARD_API_KEY?.trim();
+  if (!key) {
+    throw new ConfigError([
+      'SWITCHBOARD_API_KEY must hold the API key the tools act with (sk_test_… or sk_live_…)',
+    ]);
+  }
+  const logger = createLogger(config.logLevel, process.stderr);
+  // Loaded here only: the MCP SDK costs every other command about 250 ms of start-up.
+  const { serveStdio } = await import('./mcp/stdio.ts');
+  await withStore(config, async (store) => {
+    const principal = await mcpPrincipal(store, key);
+    await serveStdio(principal, {
+      store,
+      clock: systemClock,
+      reportError: (error) => logger.error({ err: error }, 'mcp tool failed'),
+      // Revocation takes effect on the next call, as it does on the next REST request.
+      authorize: async () => {
+        await mcpPrincipal(store, key);
+      },
+    });
+  });
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -136,6 +184,8 @@ async function run(argv: string[]): Promise<void> {
   switch (`${command} ${sub ?? ''}`.trim()) {
     case 'serve':
       return serve(config);
+    case 'mcp':
+      return serveMcp(config);
     case 'accounts create': {
       const name = required(values, 'name');
       const account = await withStore(config, (s) =>

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import type { AttemptError } from '../domain/retry-schedule.ts';
@@ -37,6 +38,14 @@ function classifyError(error: unknown): AttemptError {
   return 'other';
 }
 
+/** The longest prefix of `text` that fits in `maxBytes` of UTF-8, never splitting a character. */
+function utf8Prefix(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  // StringDecoder holds back an incomplete last character instead of turning it into U+FFFD.
+  return new StringDecoder('utf8').write(bytes.subarray(0, maxBytes));
+}
+
 async function readExcerpt(body: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -46,7 +55,12 @@ async function readExcerpt(body: AsyncIterable<Buffer>): Promise<string> {
     // Leaving the loop early destroys the stream: a huge answer is never read whole.
     if (size >= RESPONSE_EXCERPT_BYTES) break;
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  const head = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES);
+  // PostgreSQL text cannot hold NUL: left in, the attempt could never be logged and the
+  // delivery would be sent again after every lease. Invalid bytes and the replaced NULs
+  // decode to the 3-byte U+FFFD, so the text is cut to the byte bound once more.
+  const text = new StringDecoder('utf8').write(head).replaceAll('\u0000', '\uFFFD');
+  return utf8Prefix(text, RESPONSE_EXCERPT_BYTES);
 }
 
 /**

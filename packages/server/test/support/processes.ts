@@ -93,7 +93,7 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `switchboard serve` on a free port and waits (100 x 100 ms at most)
+ * Starts `switchboard serve` on a free port and waits (150 x 100 ms at most)
  * until `/healthz` answers 200. Fails, with the child's output, if it exits
  * or never answers; the child is killed in that case.
  */
@@ -136,7 +136,7 @@ export async function startServe(
     exited,
     stop,
   };
-  for (let attempt = 0; attempt < 100; attempt++) {
+  for (let attempt = 0; attempt < 150; attempt++) {
     if (exitedWith) break;
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });

@@ -1,0 +1,146 @@
+import { sha256Hex } from '../lib/secrets.ts';
+import { ApiError, validationError } from '../domain/errors.ts';
+import { isUniqueViolation } from '../store/capabilities.ts';
+import {
+  deleteExpiredIdempotencyKey,
+  findIdempotencyKey,
+  insertIdempotencyKey,
+} from '../store/repos/idempotency-keys.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.ts';
+import type { Store } from '../store/store.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import type { Actor, CommandDeps } from './context.ts';
+
+// One implementation of the idempotency rule (decisions.md, "Messages") for every
+// transport: the REST `Idempotency-Key` header and the MCP tools' `idempotencyKey`
+// argument record and replay through the same table, so one key means one request
+// whichever way it arrived.
+
+/** How long a key replays its first response. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+
+/** A write made under an idempotency key: the key and the hash of what was asked. */
+export interface IdempotentRequest {
+  key: string;
+  requestHash: string;
+}
+
+/** The first response recorded under a key, replayed as it was. */
+export interface RecordedResponse {
+  statusCode: number;
+  /** The response body as JSON text. */
+  body: string;
+}
+
+/** What an idempotent write answered: its own fresh result, or the recorded one of an earlier request. */
+export type IdempotentOutcome<T> =
+  { replayed: false; statusCode: number; body: T } | ({ replayed: true } & RecordedResponse);
+
+/** JSON with sorted keys, so the same body in another key order is the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    );
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Checks a key's format and fingerprints the request it came with (`POST /v1/messages`
+ * and its JSON body). `param` is the name the caller knows the key by, for the 422.
+ */
+export function idempotentRequest(
+  key: unknown,
+  param: string,
+  method: string,
+  path: string,
+  body: unknown,
+): IdempotentRequest {
+  if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
+    throw validationError(param, `${param} must be 1–255 visible ASCII characters.`);
+  }
+  return { key, requestHash: sha256Hex(`${method} ${path}\n${canonicalJson(body ?? null)}`) };
+}
+
+/**
+ * The response recorded under the request's key within the window, or null when
+ * the key is fresh. The same key with another request is `409 idempotency_conflict`.
+ */
+export async function findRecordedResponse(
+  db: Kysely<DB>,
+  actor: Actor,
+  request: IdempotentRequest,
+  param: string,
+  deps: CommandDeps,
+): Promise<RecordedResponse | null> {
+  const row = await findIdempotencyKey(
+    db,
+    actor.accountId,
+    actor.mode,
+    request.key,
+    deps.clock.now() - IDEMPOTENCY_WINDOW_MS,
+  );
+  if (!row) return null;
+  if (row.request_hash !== request.requestHash) {
+    throw new ApiError(
+      'idempotency_conflict',
+      `This ${param} was already used with a different request.`,
+      { param },
+    );
+  }
+  return { statusCode: row.status_code, body: row.response_body };
+}
+
+/**
+ * Runs a unit of work through the store's write path. Under a key, its response
+ * is recorded in the same transaction as the work, so a crash can never leave the
+ * work done without its replayable answer; a concurrent request with the same key
+ * that lost the race gets the winner's answer instead of doing the work twice.
+ */
+export async function writeIdempotently<T extends object>(
+  store: Store,
+  actor: Actor,
+  request: IdempotentRequest | null,
+  param: string,
+  statusCode: number,
+  unit: (tx: WriteTx) => Promise<T>,
+  deps: CommandDeps,
+): Promise<IdempotentOutcome<T>> {
+  try {
+    const body = await store.write(async (tx) => {
+      const result = await unit(tx);
+      if (request) {
+        const now = deps.clock.now();
+        await deleteExpiredIdempotencyKey(
+          tx.db,
+          actor.accountId,
+          actor.mode,
+          request.key,
+          now - IDEMPOTENCY_WINDOW_MS,
+        );
+        await insertIdempotencyKey(tx.db, {
+          account_id: actor.accountId,
+          mode: actor.mode,
+          key: request.key,
+          request_hash: request.requestHash,
+          status_code: statusCode,
+          response_body: JSON.stringify(result),
+          created_at: now,
+        });
+      }
+      return result;
+    });
+    return { replayed: false, statusCode, body };
+  } catch (error) {
+    if (request && isUniqueViolation(error)) {
+      const winner = await findRecordedResponse(store.db, actor, request, param, deps);
+      if (winner) return { replayed: true, ...winner };
+    }
+    throw error;
+  }
+}
