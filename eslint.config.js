@@ -47,6 +47,15 @@ export default tseslint.config(
     },
   },
   {
+    // The softphone runs in browsers; its service worker in a worker scope.
+    files: ['packages/web/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    files: ['packages/web/public/sw.js'],
+    languageOptions: { globals: { ...globals.serviceworker } },
+  },
+  {
     // Tests read JSON responses loosely; the assertions are the type check.
     files: ['packages/*/test/**', 'packages/*/bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
@@ -80,7 +89,7 @@ export default tseslint.config(
     'store/ is a port used by commands; it knows nothing of use cases or transports.',
   ),
   layer(
-    ['packages/sdk/**'],
+    ['packages/sdk/src/**'],
     ['**/server/**', '@switchboard/server', '@switchboard/server/*'],
     'The SDK stands alone: it never imports the server.',
   ),

@@ -1,5 +1,5 @@
-// The public API of @switchboard/sdk. Everything here is pure or uses only Web Crypto, so it runs
-// unchanged in Node and in browsers.
+// The public API of @switchboard/sdk. Everything here uses only web platform APIs (fetch,
+// AbortController, Web Crypto), so it runs unchanged in Node and in browsers.
 
 export {
   buildDeepLink,
@@ -39,4 +39,25 @@ export type {
   WebhookVerificationReason,
 } from './webhooks/verify.ts';
 
-// API client: exported from here once `client.ts` exists (it reuses the types above).
+export { DEFAULT_BASE_URL, Switchboard } from './client.ts';
+export type { SwitchboardOptions } from './client.ts';
+export { MAX_RETRY_AFTER_SECONDS, SDK_VERSION } from './http.ts';
+export type { FetchLike, RequestOptions, WriteRequestOptions } from './http.ts';
+export type { Contacts } from './resources/contacts.ts';
+export type { Messages } from './resources/messages.ts';
+export type { Sandbox } from './resources/sandbox.ts';
+export type { WebhookEndpoints } from './resources/webhook-endpoints.ts';
+export {
+  ApiServerError,
+  AuthenticationError,
+  ConnectionError,
+  IdempotencyConflictError,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitError,
+  RecipientOptedOutError,
+  SwitchboardError,
+  TimeoutError,
+  ValidationError,
+} from './errors.ts';
+export type { SwitchboardErrorInit } from './errors.ts';

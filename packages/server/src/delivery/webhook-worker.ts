@@ -44,6 +44,8 @@ export interface WebhookWorkerOptions {
   perEndpoint?: number;
   /** Attempts in flight in all. */
   total?: number;
+  /** Refuse plain `http://` at delivery time too (off only with SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE). */
+  requireHttps?: boolean;
 }
 
 const LEASE_MARGIN_MS = 30_000;
@@ -65,7 +67,14 @@ export class WebhookWorker {
   #total = 0;
 
   constructor(options: WebhookWorkerOptions) {
-    this.#o = { random: Math.random, timeoutMs: 15_000, perEndpoint: 10, total: 256, ...options };
+    this.#o = {
+      random: Math.random,
+      timeoutMs: 15_000,
+      perEndpoint: 10,
+      total: 256,
+      requireHttps: false,
+      ...options,
+    };
     this.#pump = new Pump({
       round: () => this.#round(false),
       clock: options.clock,
@@ -211,13 +220,22 @@ export class WebhookWorker {
         secrets: this.#secretsOf(endpoint, attemptedAt),
       }),
     };
-    const result = await postWebhook({
-      url: endpoint.url,
-      body,
-      headers,
-      dispatcher: this.#o.dispatcher,
-      timeoutMs: this.#o.timeoutMs,
-    });
+    // An endpoint saved while http:// was allowed is not delivered in the clear once it no longer is.
+    const result: PostResult =
+      this.#o.requireHttps && !endpoint.url.startsWith('https://')
+        ? {
+            error: 'ssrf',
+            errorMessage: 'the endpoint URL must be https://',
+            excerpt: null,
+            durationMs: 0,
+          }
+        : await postWebhook({
+            url: endpoint.url,
+            body,
+            headers,
+            dispatcher: this.#o.dispatcher,
+            timeoutMs: this.#o.timeoutMs,
+          });
     await this.#settle(delivery, endpoint, attemptedAt, result);
   }
 

@@ -71,6 +71,7 @@ export async function startBackground(deps: {
     logger: logger.child({ worker: 'webhooks' }),
     secrets,
     dispatcher: webhookDispatcher,
+    requireHttps: !config.webhookAllowPrivate,
     ...(deps.webhookTimeoutMs ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   });
   webhooks.start();

@@ -117,7 +117,7 @@ for (const engine of ENGINES) {
     });
 
     /** A worker over the app's store, with its own guard setting and a clock `skewMs` ahead. */
-    function worker(allowPrivate: boolean, skewMs = 0) {
+    function worker(allowPrivate: boolean, skewMs = 0, requireHttps = false) {
       const dispatcher = createGuardedDispatcher({ allowPrivate, connectTimeoutMs: 2_000 });
       const w = new WebhookWorker({
         store: t.store,
@@ -126,6 +126,7 @@ for (const engine of ENGINES) {
         secrets: t.secrets,
         dispatcher,
         timeoutMs: 2_000,
+        requireHttps,
       });
       return { w, close: () => dispatcher.close() };
     }
@@ -164,6 +165,22 @@ for (const engine of ENGINES) {
       }
       assert.equal(receiver.at('/by-ip').length, 1);
       assert.equal(JSON.parse(receiver.at('/by-ip')[0]!.text).data.id, res.body.id);
+    });
+
+    test('an http:// endpoint saved while allowed is not delivered in the clear once https is required', async () => {
+      const own = await t.newAccount('Plain HTTP');
+      const endpoint = await createEndpoint(own.test, `${receiver.url}/plain`, ['contact.created']);
+      const res = await own.test.post('/v1/contacts', { phone: '+14155550101' });
+      assert.equal(res.status, 201);
+      const strict = worker(true, 0, true);
+      try {
+        await strict.w.runOnce();
+      } finally {
+        await strict.close();
+      }
+      assert.equal(receiver.at('/plain').length, 0, 'nothing sent over plain HTTP');
+      const [delivery] = await deliveriesOf(own.test, endpoint.id);
+      assert.match(delivery.attempts[0].error, /https/);
     });
   });
 }

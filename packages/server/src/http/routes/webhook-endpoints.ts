@@ -215,11 +215,18 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       },
     },
     async (request, reply) => {
-      const id = await store.write((tx) =>
-        retryDelivery(tx, principalOf(request), request.params.id, request.params.deliveryId, deps),
-      );
-      const row = await findDelivery(store.db, id);
-      return reply.code(202).send((await presentDeliveries(store.db, row ? [row] : []))[0]);
+      // Through commitAndReply so an Idempotency-Key makes a retried call replay, not resend.
+      return commitAndReply(request, reply, 202, async (tx) => {
+        const id = await retryDelivery(
+          tx,
+          principalOf(request),
+          request.params.id,
+          request.params.deliveryId,
+          deps,
+        );
+        const row = await findDelivery(tx.db, id);
+        return (await presentDeliveries(tx.db, row ? [row] : []))[0]!;
+      });
     },
   );
 
@@ -275,11 +282,12 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
           `Unknown event type '${type}'. Known: ${EVENT_TYPES.join(', ')}.`,
         );
       }
-      const id = await store.write((tx) =>
-        sendTestEvent(tx, principalOf(request), request.params.id, type, deps),
-      );
-      const row = await findDelivery(store.db, id);
-      return reply.code(202).send((await presentDeliveries(store.db, row ? [row] : []))[0]);
+      // Through commitAndReply so an Idempotency-Key makes a retried call replay, not resend.
+      return commitAndReply(request, reply, 202, async (tx) => {
+        const id = await sendTestEvent(tx, principalOf(request), request.params.id, type, deps);
+        const row = await findDelivery(tx.db, id);
+        return (await presentDeliveries(tx.db, row ? [row] : []))[0]!;
+      });
     },
   );
 }
