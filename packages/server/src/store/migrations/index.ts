@@ -3,6 +3,7 @@ import * as foundation from './001-foundation.ts';
 import * as messaging from './002-messaging.ts';
 import * as webhooks from './003-webhooks.ts';
 import * as softphone from './004-softphone.ts';
+import * as byteOrderIds from './005-byte-order-ids.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '002-messaging': messaging,
   '003-webhooks': webhooks,
   '004-softphone': softphone,
+  '005-byte-order-ids': byteOrderIds,
 };
 
 /** Kysely's migration provider over the list above. */
