@@ -21,6 +21,17 @@ for (const [name, command, args] of steps) {
 }
 
 const files = only.length > 0 ? only : globSync('packages/*/test/**/*.test.ts').sort();
+
+// The browser suites drive the softphone the server serves from packages/web/dist: build it
+// from the sources being tested, never test a stale bundle.
+if (files.some((file) => file.includes('packages/web/'))) {
+  process.stdout.write('\n> build the softphone\n');
+  const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  if (build.status !== 0) {
+    process.stdout.write('\nbuild failed.\n');
+    process.exit(build.status ?? 1);
+  }
+}
 process.stdout.write(`\n> tests (${files.length} files)\n`);
 const result = spawnSync(
   process.execPath,

@@ -1,0 +1,99 @@
+import { useCallback, useEffect, useState } from 'react';
+import { SignInPage } from './features/auth/SignInPage.tsx';
+import { CallsPage } from './features/calls/CallsPage.tsx';
+import { ContactsPage } from './features/contacts/ContactsPage.tsx';
+import { DashboardPage } from './features/dashboard/DashboardPage.tsx';
+import { InboxPage } from './features/inbox/InboxPage.tsx';
+import { DeepLinkRoute } from './features/links/DeepLinkRoute.tsx';
+import { AppShell } from './features/shell/AppShell.tsx';
+import { NotFound } from './features/shell/NotFound.tsx';
+import { LiveAnnouncer } from './lib/announcer.tsx';
+import { loadMe } from './lib/api.ts';
+import { useRoute } from './lib/router.tsx';
+import { SessionProvider, useSession } from './lib/session.tsx';
+import type { Me } from './lib/types.ts';
+
+type Boot =
+  | { status: 'loading' }
+  | { status: 'signed-out' }
+  | { status: 'signed-in'; me: Me }
+  | { status: 'unreachable'; message: string };
+
+/** The whole app: who is signed in decides between the sign-in page and the softphone. */
+export function App() {
+  const [boot, setBoot] = useState<Boot>({ status: 'loading' });
+
+  const load = useCallback(async () => {
+    try {
+      const me = await loadMe();
+      setBoot(me ? { status: 'signed-in', me } : { status: 'signed-out' });
+    } catch (error) {
+      setBoot({ status: 'unreachable', message: (error as Error).message });
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  const onSignedOut = useCallback(() => setBoot({ status: 'signed-out' }), []);
+
+  let screen;
+  if (boot.status === 'loading') {
+    screen = (
+      <div className="boot" aria-busy="true">
+        <span className="visually-hidden">Loading Switchboard…</span>
+      </div>
+    );
+  } else if (boot.status === 'unreachable') {
+    screen = (
+      <main className="boot" id="main">
+        <div className="boot-card">
+          <h1>Can’t reach Switchboard</h1>
+          <p>{boot.message}</p>
+          <button type="button" className="button primary" onClick={() => void load()}>
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  } else if (boot.status === 'signed-out') {
+    // The URL is left alone, so a deep link opened while signed out still applies afterwards.
+    screen = <SignInPage onSignedIn={load} />;
+  } else {
+    screen = (
+      <SessionProvider me={boot.me} onSignedOut={onSignedOut}>
+        <AppShell>
+          <Routes />
+        </AppShell>
+      </SessionProvider>
+    );
+  }
+  return (
+    <>
+      {screen}
+      <LiveAnnouncer />
+    </>
+  );
+}
+
+function Routes() {
+  const { path } = useRoute();
+  const { isOwner } = useSession();
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] !== 'app') return <NotFound />;
+  const [section, id] = [parts[1], parts[2]];
+  switch (section) {
+    case undefined:
+    case 'inbox':
+      return <InboxPage conversationId={id ?? null} />;
+    case 'calls':
+      return <CallsPage />;
+    case 'contacts':
+      return <ContactsPage />;
+    case 'dashboard':
+      return isOwner ? <DashboardPage section={id ?? 'keys'} /> : <NotFound />;
+    case 'link':
+      return <DeepLinkRoute />;
+    default:
+      return <NotFound />;
+  }
+}

@@ -1,0 +1,72 @@
+import { useState, type FormEvent } from 'react';
+import { ApiRequestError, signIn } from '../../lib/api.ts';
+import { Logo } from '../shell/Logo.tsx';
+
+/** The sign-in form for an account's team members. */
+export function SignInPage(props: { onSignedIn: () => Promise<void> }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await signIn(email.trim(), password);
+      await props.onSignedIn();
+    } catch (e) {
+      const wrong = e instanceof ApiRequestError && e.status === 401;
+      setError(wrong ? 'That email and password don’t match an account.' : (e as Error).message);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="signin" id="main">
+      <div className="signin-card">
+        <Logo />
+        <h1>Sign in to your team’s inbox</h1>
+        <p className="muted">Texts, calls and contacts for everyone on your account.</p>
+        <form onSubmit={submit} noValidate>
+          <label className="field">
+            <span>Work email</span>
+            <input
+              type="email"
+              name="email"
+              autoComplete="username"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+              // The first thing anyone does here is type their email.
+              autoFocus
+            />
+          </label>
+          <label className="field">
+            <span>Password</span>
+            <input
+              type="password"
+              name="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </label>
+          {error && (
+            <p className="form-error" role="alert">
+              {error}
+            </p>
+          )}
+          <button className="button primary wide" type="submit" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+        <p className="fine-print">
+          No login yet? Ask an owner of your account to invite you from the dashboard.
+        </p>
+      </div>
+    </main>
+  );
+}

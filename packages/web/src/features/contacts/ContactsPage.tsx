@@ -1,0 +1,179 @@
+import { useEffect, useState } from 'react';
+import { Avatar } from '../../lib/avatar.tsx';
+import { formatPhone } from '../../lib/format.ts';
+import { Icon } from '../../lib/icons.tsx';
+import { navigate } from '../../lib/router.tsx';
+import { useLive, useSession } from '../../lib/session.tsx';
+import type { Contact, ListOf } from '../../lib/types.ts';
+import type { DialState } from '../calls/Dialer.tsx';
+import type { DraftState } from '../inbox/InboxPage.tsx';
+import { usePageTitle } from '../shell/AppShell.tsx';
+import { ContactForm } from './ContactForm.tsx';
+
+// The live directory holds the newest 500; past that, searching asks the server.
+const DIRECTORY_PAGE = 500;
+
+type Editing = { kind: 'new' } | { kind: 'edit'; contact: Contact } | null;
+
+function matches(contact: Contact, q: string): boolean {
+  const digits = q.replace(/\D/g, '');
+  const text = [contact.name, contact.email, contact.company, contact.phone]
+    .filter(Boolean)
+    .join(' ')
+    .toLowerCase();
+  return text.includes(q) || (digits.length >= 3 && contact.phone.includes(digits));
+}
+
+/** Searches the directory: locally while all of it is loaded, on the server beyond that. */
+function useSearch(query: string): Contact[] | null {
+  const { api } = useSession();
+  const { contacts } = useLive();
+  const [remote, setRemote] = useState<{ q: string; data: Contact[] } | null>(null);
+  const q = query.trim().toLowerCase();
+  const complete = contacts !== null && contacts.length < DIRECTORY_PAGE;
+
+  useEffect(() => {
+    if (q === '' || complete) return;
+    const timer = setTimeout(() => {
+      api.get<ListOf<Contact>>('/contacts', { q }).then(
+        ({ data }) => setRemote({ q, data }),
+        () => setRemote({ q, data: [] }),
+      );
+    }, 200);
+    return () => clearTimeout(timer);
+  }, [api, q, complete]);
+
+  if (contacts === null) return null;
+  if (q === '') return contacts;
+  if (complete) return contacts.filter((c) => matches(c, q));
+  return remote?.q === q ? remote.data : null;
+}
+
+/** The shared directory: searchable, with create and edit; names are caller ID everywhere. */
+export function ContactsPage() {
+  usePageTitle('Contacts');
+  const { live } = useSession();
+  const [query, setQuery] = useState('');
+  const [editing, setEditing] = useState<Editing>(null);
+  const results = useSearch(query);
+
+  const save = async (input: Parameters<typeof live.createContact>[0]) => {
+    if (editing?.kind === 'edit') await live.updateContact(editing.contact.id, input);
+    else await live.createContact(input);
+    setEditing(null);
+  };
+
+  return (
+    <section className="page contacts-page" aria-labelledby="contacts-title">
+      <header className="page-header">
+        <h1 id="contacts-title">Contacts</h1>
+        <button
+          type="button"
+          className="button primary small"
+          onClick={() => setEditing({ kind: 'new' })}
+        >
+          <Icon name="plus" size={16} />
+          <span>New contact</span>
+        </button>
+      </header>
+      <div className="split">
+        <div className="card list-card">
+          <div className="list-tools">
+            <label className="search wide">
+              <Icon name="search" size={16} />
+              <span className="visually-hidden">Search contacts</span>
+              <input
+                type="search"
+                placeholder="Search by name, number, email or company"
+                value={query}
+                onChange={(e) => setQuery(e.target.value)}
+              />
+            </label>
+          </div>
+          {results === null ? (
+            <p className="list-note">Loading contacts…</p>
+          ) : results.length === 0 ? (
+            <p className="list-note">{query ? 'No contact matches.' : 'No contacts yet.'}</p>
+          ) : (
+            <ul className="contact-list" aria-label="Contacts">
+              {results.map((c) => (
+                <ContactRow
+                  key={c.id}
+                  contact={c}
+                  onEdit={() => setEditing({ kind: 'edit', contact: c })}
+                />
+              ))}
+            </ul>
+          )}
+        </div>
+        {editing ? (
+          <ContactForm
+            key={editing.kind === 'edit' ? editing.contact.id : 'new'}
+            contact={editing.kind === 'edit' ? editing.contact : null}
+            onSave={save}
+            onCancel={() => setEditing(null)}
+          />
+        ) : (
+          <aside className="card hint-card">
+            <h2>Caller ID for the whole team</h2>
+            <p className="muted">
+              A contact’s name shows instead of its number in the inbox and the call history, for
+              everyone on the account, as soon as it is saved.
+            </p>
+          </aside>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function ContactRow(props: { contact: Contact; onEdit(): void }) {
+  const c = props.contact;
+  const label = c.name ?? formatPhone(c.phone);
+  const text: DraftState = { draft: { to: [c.phone] } };
+  return (
+    <li className="contact-row" data-contact-id={c.id}>
+      <Avatar name={c.name} seed={c.phone} />
+      <div className="contact-main">
+        <span className="contact-name">{label}</span>
+        <span className="muted">
+          {formatPhone(c.phone)}
+          {c.company ? ` · ${c.company}` : ''}
+          {c.email ? ` · ${c.email}` : ''}
+        </span>
+      </div>
+      <div className="row-actions">
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={`Text ${label}`}
+          title="Text"
+          onClick={() => navigate('/app/inbox/new', { state: text })}
+        >
+          <Icon name="message" />
+        </button>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={`Call ${label}`}
+          title="Call"
+          onClick={() => {
+            const state: DialState = { dial: { to: c.phone, autoDial: false, nonce: Date.now() } };
+            navigate('/app/calls', { state });
+          }}
+        >
+          <Icon name="phone" />
+        </button>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label={`Edit ${label}`}
+          title="Edit"
+          onClick={props.onEdit}
+        >
+          <Icon name="edit" />
+        </button>
+      </div>
+    </li>
+  );
+}

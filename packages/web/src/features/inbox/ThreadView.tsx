@@ -1,0 +1,158 @@
+import { Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { Avatar } from '../../lib/avatar.tsx';
+import { formatDay, formatPhone } from '../../lib/format.ts';
+import { Icon } from '../../lib/icons.tsx';
+import { Link, navigate } from '../../lib/router.tsx';
+import { useLive, useSession } from '../../lib/session.tsx';
+import type { Conversation, Message } from '../../lib/types.ts';
+import { Composer, type Outgoing } from './Composer.tsx';
+import { conversationSubtitle, conversationTitle } from './conversation-labels.ts';
+import type { Draft } from './InboxPage.tsx';
+import { MessageBubble } from './MessageBubble.tsx';
+
+/** Messages grouped under day headings, in order. */
+function byDay(messages: Message[]): { day: string; messages: Message[] }[] {
+  const days: { day: string; messages: Message[] }[] = [];
+  for (const message of messages) {
+    const day = formatDay(message.createdAt);
+    const last = days.at(-1);
+    if (last && last.day === day) last.messages.push(message);
+    else days.push({ day, messages: [message] });
+  }
+  return days;
+}
+
+function Participants(props: { conversation: Conversation }) {
+  const { live } = useSession();
+  return (
+    <ul className="participants" aria-label="Participants">
+      {props.conversation.participants.map((p) => (
+        <li key={p.phone} className={p.active ? 'chip' : 'chip inactive'}>
+          {live.label(p.phone, p.name)}
+          {live.nameFor(p.phone) || p.name ? (
+            <span className="chip-sub"> {formatPhone(p.phone)}</span>
+          ) : null}
+          {!p.active && <span className="chip-sub"> (left)</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** One conversation: its messages with live statuses, its participants, and the composer. */
+export function ThreadView(props: { id: string; draft: Draft | null }) {
+  const { live } = useSession();
+  const snapshot = useLive();
+  const [missing, setMissing] = useState<string | null>(null);
+  const scroller = useRef<HTMLDivElement>(null);
+  const stuckToBottom = useRef(true);
+
+  useEffect(() => {
+    live.setOpenConversation(props.id);
+    live.loadThread(props.id).catch((error: Error) => setMissing(error.message));
+    return () => live.setOpenConversation(null);
+  }, [live, props.id]);
+
+  const conversation = snapshot.conversations?.find((c) => c.id === props.id) ?? null;
+  const messages = snapshot.threads[props.id];
+
+  // Follow new messages unless the reader has scrolled up to read older ones.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (el && stuckToBottom.current) el.scrollTop = el.scrollHeight;
+  }, [messages]);
+
+  if (missing && !messages) {
+    return (
+      <div className="thread-empty">
+        <h2>Conversation not found</h2>
+        <p className="muted">{missing}</p>
+        <Link className="button" href="/app/inbox">
+          Back to the inbox
+        </Link>
+      </div>
+    );
+  }
+  if (!conversation || !messages) {
+    return <p className="list-note">Loading conversation…</p>;
+  }
+
+  const group = conversation.kind === 'group';
+  const title = conversationTitle(live, conversation);
+  const other = conversation.participants[0];
+
+  const send = async (outgoing: Outgoing) => {
+    const media = outgoing.mediaUrls.length > 0 ? { mediaUrls: outgoing.mediaUrls } : {};
+    const body = outgoing.body.trim() === '' ? {} : { body: outgoing.body };
+    if (group) {
+      await live.send({ from: outgoing.from, conversationId: conversation.id, ...body, ...media });
+    } else if (other) {
+      await live.send({ from: outgoing.from, to: other.phone, ...body, ...media });
+    }
+    stuckToBottom.current = true;
+  };
+
+  return (
+    <section className="thread" aria-labelledby="thread-title">
+      <header className="thread-header">
+        <Link className="icon-button back" href="/app/inbox" aria-label="Back to conversations">
+          <Icon name="back" />
+        </Link>
+        <Avatar
+          name={other && !group ? (live.nameFor(other.phone) ?? other.name) : null}
+          seed={group ? conversation.id : (other?.phone ?? '')}
+          group={group}
+        />
+        <div className="thread-heading">
+          <h2 id="thread-title">{title}</h2>
+          <p className="muted">
+            {conversationSubtitle(conversation)} · via {formatPhone(conversation.accountPhone)}
+          </p>
+        </div>
+        {!group && other && (
+          <button
+            type="button"
+            className="button small"
+            onClick={() =>
+              navigate('/app/calls', {
+                state: { dial: { to: other.phone, autoDial: false, nonce: Date.now() } },
+              })
+            }
+          >
+            <Icon name="phone" size={16} />
+            <span>Call</span>
+          </button>
+        )}
+      </header>
+      {group && <Participants conversation={conversation} />}
+      <div
+        className="messages"
+        ref={scroller}
+        role="log"
+        aria-label={`Messages with ${title}`}
+        tabIndex={0}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stuckToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+        }}
+      >
+        {byDay(messages).map(({ day, messages: ofDay }) => (
+          <Fragment key={day}>
+            <h3 className="day">{day}</h3>
+            <ol className="bubbles">
+              {ofDay.map((m) => (
+                <MessageBubble key={m.id} message={m} live={live} group={group} />
+              ))}
+            </ol>
+          </Fragment>
+        ))}
+      </div>
+      <Composer
+        lines={[conversation.accountPhone]}
+        initialBody={props.draft?.body}
+        onSend={send}
+        autoFocus
+      />
+    </section>
+  );
+}

@@ -1,0 +1,287 @@
+import type { ApiClient } from './api.ts';
+import { formatPhone } from './format.ts';
+import { openRealtime, type ConnectionState, type RealtimeHandle } from './realtime.ts';
+import type { Call, Contact, Conversation, ListOf, Message, Push } from './types.ts';
+
+/** Everything the inbox, calls and contacts screens show, kept current by the realtime channel. */
+export interface LiveSnapshot {
+  /** Newest first; null until the first load. */
+  conversations: Conversation[] | null;
+  /** Loaded threads by conversation id, oldest message first. */
+  threads: Readonly<Record<string, Message[]>>;
+  calls: Call[] | null;
+  /** The shared directory, newest first: the first contact with a phone is its caller ID. */
+  contacts: Contact[] | null;
+  connection: ConnectionState;
+}
+
+/** What the composer sends: the same fields as `POST /v1/messages`, minus `senderName`. */
+export interface SendInput {
+  from: string;
+  to?: string | string[];
+  conversationId?: string;
+  body?: string;
+  mediaUrls?: string[];
+}
+
+/** Fields of a contact a person can set. */
+export interface ContactInput {
+  phone?: string;
+  name?: string | null;
+  email?: string | null;
+  company?: string | null;
+}
+
+/** Descending order of plain code-unit comparison (ISO times, time-ordered ids). */
+const descending = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
+const byNewest = (a: Conversation, b: Conversation) => descending(a.lastMessageAt, b.lastMessageAt);
+
+/**
+ * The account's live state for one mode. Screens read snapshots (useSyncExternalStore) and call
+ * its actions; pushes from the channel patch the snapshot in place, and every (re)connection
+ * refetches the lists so nothing missed while offline stays missing.
+ */
+export class LiveData {
+  readonly api: ApiClient;
+  readonly #announce: (text: string) => void;
+  readonly #listeners = new Set<() => void>();
+  #snapshot: LiveSnapshot = {
+    conversations: null,
+    threads: {},
+    calls: null,
+    contacts: null,
+    connection: 'connecting',
+  };
+  #realtime: RealtimeHandle | null = null;
+  #open: string | null = null;
+  #names: { contacts: Contact[] | null; map: Map<string, string> } = {
+    contacts: null,
+    map: new Map(),
+  };
+
+  constructor(api: ApiClient, announce: (text: string) => void) {
+    this.api = api;
+    this.#announce = announce;
+  }
+
+  /** For useSyncExternalStore. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** For useSyncExternalStore: the same object until something changed. */
+  getSnapshot = (): LiveSnapshot => this.#snapshot;
+
+  #set(patch: Partial<LiveSnapshot>): void {
+    this.#snapshot = { ...this.#snapshot, ...patch };
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Loads everything and opens the channel. Safe to call again after {@link stop}. */
+  start(): void {
+    if (this.#realtime) return;
+    void this.refreshAll();
+    this.#realtime = openRealtime(this.api.mode, {
+      onPush: (push) => this.#apply(push),
+      onState: (connection) => this.#set({ connection }),
+    });
+  }
+
+  /** Closes the channel (sign-out, mode switch, unmount). */
+  stop(): void {
+    this.#realtime?.close();
+    this.#realtime = null;
+  }
+
+  /** The caller-ID name of a number from the directory, or null when no contact has it. */
+  nameFor(phone: string): string | null {
+    const contacts = this.#snapshot.contacts;
+    if (this.#names.contacts !== contacts) {
+      const map = new Map<string, string>();
+      for (const c of contacts ?? []) if (c.name && !map.has(c.phone)) map.set(c.phone, c.name);
+      this.#names = { contacts, map };
+    }
+    return this.#names.map.get(phone) ?? null;
+  }
+
+  /** The name to show for a number: the directory's, the server's, else the formatted number. */
+  label(phone: string, fallback: string | null = null): string {
+    return this.nameFor(phone) ?? fallback ?? formatPhone(phone);
+  }
+
+  /** Refetches every list and the open thread: the catch-up after a reconnection. */
+  async refreshAll(): Promise<void> {
+    // Threads other than the open one reload when next opened.
+    const open = this.#open;
+    const threads =
+      open && this.#snapshot.threads[open] ? { [open]: this.#snapshot.threads[open] } : {};
+    this.#set({ threads });
+    await Promise.allSettled([
+      this.loadConversations(),
+      this.loadCalls(),
+      this.loadContacts(),
+      open ? this.loadThread(open) : Promise.resolve(),
+    ]);
+  }
+
+  /** Refetches the conversation list. */
+  async loadConversations(): Promise<void> {
+    const { data } = await this.api.get<ListOf<Conversation>>('/conversations');
+    this.#set({ conversations: data.toSorted(byNewest) });
+  }
+
+  /** Refetches the call history. */
+  async loadCalls(): Promise<void> {
+    const { data } = await this.api.get<ListOf<Call>>('/calls');
+    this.#set({ calls: data });
+  }
+
+  /** Refetches the directory. */
+  async loadContacts(): Promise<void> {
+    const { data } = await this.api.get<ListOf<Contact>>('/contacts');
+    this.#set({ contacts: data });
+  }
+
+  /** Loads one thread (and refreshes its row in the list). */
+  async loadThread(id: string): Promise<void> {
+    const { conversation, messages } = await this.api.get<{
+      conversation: Conversation;
+      messages: Message[];
+    }>(`/conversations/${encodeURIComponent(id)}`);
+    this.#set({ threads: { ...this.#snapshot.threads, [id]: messages } });
+    const reading = id === this.#open;
+    this.#upsertConversation({
+      ...conversation,
+      unreadCount: reading ? 0 : conversation.unreadCount,
+    });
+    if (reading && conversation.unreadCount > 0) void this.markRead(id);
+  }
+
+  /** The thread on screen: its inbound messages count as read while it stays open. */
+  setOpenConversation(id: string | null): void {
+    this.#open = id;
+    if (id === null) return;
+    const row = this.#snapshot.conversations?.find((c) => c.id === id);
+    if (row && row.unreadCount > 0) void this.markRead(id);
+  }
+
+  /** Marks a conversation read for the whole team. */
+  async markRead(id: string): Promise<void> {
+    this.#patchConversation(id, { unreadCount: 0 });
+    await this.api.post(`/conversations/${encodeURIComponent(id)}/read`).catch(() => undefined);
+  }
+
+  /** Sends through the public API's send flow, as the signed-in user; errors come back as thrown. */
+  async send(input: SendInput): Promise<Message> {
+    const message = await this.api.post<Message>('/messages', input);
+    this.#addMessage(message, null);
+    return message;
+  }
+
+  /** Adds a contact to the shared directory. */
+  async createContact(input: ContactInput & { phone: string }): Promise<Contact> {
+    const contact = await this.api.post<Contact>('/contacts', input);
+    this.#upsertContact(contact);
+    return contact;
+  }
+
+  /** Changes a contact; its name becomes the caller ID of its phone everywhere. */
+  async updateContact(id: string, patch: ContactInput): Promise<Contact> {
+    const contact = await this.api.post<Contact>(`/contacts/${encodeURIComponent(id)}`, patch);
+    this.#upsertContact(contact);
+    return contact;
+  }
+
+  #apply(push: Push): void {
+    switch (push.type) {
+      case 'hello':
+        void this.refreshAll();
+        return;
+      case 'message.created':
+        this.#addMessage(push.message, push.contactName ?? null);
+        return;
+      case 'message.updated':
+        this.#updateMessage(push.message);
+        return;
+      case 'call.created': {
+        const call: Call = { ...push.call, contactName: push.contactName };
+        const calls = this.#snapshot.calls ?? [];
+        if (calls.some((c) => c.id === call.id)) return;
+        this.#set({ calls: [call, ...calls] });
+        if (call.status === 'missed' && call.direction === 'inbound') {
+          this.#announce(`Missed call from ${this.label(call.from, call.contactName)}`);
+        }
+        return;
+      }
+      case 'contact.changed':
+        this.#upsertContact(push.contact);
+        return;
+      case 'conversation.read':
+        this.#patchConversation(push.conversationId, { unreadCount: 0 });
+        return;
+    }
+  }
+
+  #addMessage(message: Message, contactName: string | null): void {
+    const id = message.conversationId;
+    const thread = this.#snapshot.threads[id];
+    if (thread && !thread.some((m) => m.id === message.id)) {
+      this.#set({ threads: { ...this.#snapshot.threads, [id]: [...thread, message] } });
+    }
+    const row = this.#snapshot.conversations?.find((c) => c.id === id);
+    if (!row) {
+      // A new conversation: the list answer carries its parties and their names.
+      void this.loadConversations().catch(() => undefined);
+    } else if (row.lastMessage?.id !== message.id) {
+      const inbound = message.direction === 'inbound';
+      const reading = id === this.#open && document.visibilityState === 'visible';
+      this.#upsertConversation({
+        ...row,
+        lastMessage: message,
+        lastMessageAt:
+          message.createdAt > row.lastMessageAt ? message.createdAt : row.lastMessageAt,
+        unreadCount: inbound && !reading ? row.unreadCount + 1 : row.unreadCount,
+      });
+      if (inbound && reading) void this.markRead(id);
+    }
+    // The open thread is a log region of its own; announcing its messages would say them twice.
+    if (message.direction === 'inbound' && id !== this.#open) {
+      const text = message.body || 'a picture';
+      this.#announce(`New message from ${this.label(message.from, contactName)}: ${text}`);
+    }
+  }
+
+  #updateMessage(message: Message): void {
+    const id = message.conversationId;
+    const thread = this.#snapshot.threads[id];
+    if (thread) {
+      this.#set({
+        threads: {
+          ...this.#snapshot.threads,
+          [id]: thread.map((m) => (m.id === message.id ? message : m)),
+        },
+      });
+    }
+    const row = this.#snapshot.conversations?.find((c) => c.id === id);
+    if (row?.lastMessage?.id === message.id) this.#patchConversation(id, { lastMessage: message });
+  }
+
+  #upsertConversation(conversation: Conversation): void {
+    const others = (this.#snapshot.conversations ?? []).filter((c) => c.id !== conversation.id);
+    this.#set({ conversations: [conversation, ...others].sort(byNewest) });
+  }
+
+  #patchConversation(id: string, patch: Partial<Conversation>): void {
+    const list = this.#snapshot.conversations;
+    if (!list?.some((c) => c.id === id)) return;
+    this.#set({ conversations: list.map((c) => (c.id === id ? { ...c, ...patch } : c)) });
+  }
+
+  #upsertContact(contact: Contact): void {
+    const others = (this.#snapshot.contacts ?? []).filter((c) => c.id !== contact.id);
+    // Ids grow with creation time, so sorting by id keeps the newest contact first.
+    const contacts = [contact, ...others].sort((a, b) => descending(a.id, b.id));
+    this.#set({ contacts });
+  }
+}

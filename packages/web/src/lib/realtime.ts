@@ -1,0 +1,95 @@
+import type { Mode, Push } from './types.ts';
+
+/** Whether pushes are arriving: `live` once the server said hello, `offline` between attempts. */
+export type ConnectionState = 'connecting' | 'live' | 'offline';
+
+/** What the app hears from the channel. */
+export interface RealtimeHandlers {
+  /** Every push, `hello` included: a hello after a gap is the cue to refetch what was missed. */
+  onPush(push: Push): void;
+  onState(state: ConnectionState): void;
+}
+
+/** An open channel; `close` stops it for good (sign-out, mode switch). */
+export interface RealtimeHandle {
+  close(): void;
+}
+
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+
+/** The wait before attempt `n` (0-based): doubling from 500 ms up to 30 s, with jitter so a restarted server is not hit by every client at once. */
+export function backoffDelay(attempt: number, random = Math.random): number {
+  const ceiling = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/**
+ * Opens the account's realtime channel for one mode and keeps it open: on a drop it retries
+ * with exponential backoff, at once when the browser comes back online, and the server's
+ * `hello` on every (re)connection tells the app to catch up.
+ */
+export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHandle {
+  let socket: WebSocket | null = null;
+  let attempt = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let closed = false;
+
+  const url = () => {
+    const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${scheme}//${window.location.host}/app/ws?mode=${mode}`;
+  };
+
+  const schedule = () => {
+    if (closed || timer !== null) return;
+    handlers.onState('offline');
+    timer = setTimeout(connect, backoffDelay(attempt));
+    attempt += 1;
+  };
+
+  function connect() {
+    timer = null;
+    if (closed) return;
+    handlers.onState('connecting');
+    const ws = new WebSocket(url());
+    socket = ws;
+    ws.onmessage = (event) => {
+      let push: Push;
+      try {
+        push = JSON.parse(String(event.data)) as Push;
+      } catch {
+        return;
+      }
+      if (push.type === 'hello') {
+        attempt = 0;
+        handlers.onState('live');
+      }
+      handlers.onPush(push);
+    };
+    ws.onclose = () => {
+      if (socket === ws) socket = null;
+      schedule();
+    };
+    // An error is always followed by close, which does the retrying.
+    ws.onerror = () => undefined;
+  }
+
+  const retryNow = () => {
+    if (closed || socket !== null) return;
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    connect();
+  };
+  window.addEventListener('online', retryNow);
+  connect();
+
+  return {
+    close() {
+      closed = true;
+      window.removeEventListener('online', retryNow);
+      if (timer !== null) clearTimeout(timer);
+      socket?.close(1000, 'closed by the app');
+      socket = null;
+    },
+  };
+}

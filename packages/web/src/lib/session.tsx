@@ -1,0 +1,96 @@
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from 'react';
+import { announce } from './announcer.tsx';
+import { createApiClient, signOut as endSession, type ApiClient } from './api.ts';
+import { LiveData, type LiveSnapshot } from './live-data.ts';
+import type { Me, Mode } from './types.ts';
+
+/** The signed-in user's world: who they are, the mode on screen, and its live data. */
+export interface Session {
+  me: Me;
+  mode: Mode;
+  setMode(mode: Mode): void;
+  api: ApiClient;
+  live: LiveData;
+  /** The account's numbers in the current mode, the first being the default line. */
+  numbers: string[];
+  isOwner: boolean;
+  signOut(): Promise<void>;
+}
+
+const SessionContext = createContext<Session | null>(null);
+const MODE_KEY = 'switchboard.mode';
+
+function storedMode(): Mode {
+  try {
+    return window.localStorage.getItem(MODE_KEY) === 'live' ? 'live' : 'test';
+  } catch {
+    return 'test';
+  }
+}
+
+/** Provides the session to every screen; a mode switch swaps the API client and live data. */
+export function SessionProvider(props: { me: Me; onSignedOut: () => void; children: ReactNode }) {
+  const { me, onSignedOut } = props;
+  const [mode, setModeState] = useState<Mode>(storedMode);
+  const api = useMemo(
+    () => createApiClient(mode, me.csrfToken, onSignedOut),
+    [mode, me.csrfToken, onSignedOut],
+  );
+  const live = useMemo(() => new LiveData(api, announce), [api]);
+  useEffect(() => {
+    live.start();
+    return () => live.stop();
+  }, [live]);
+
+  const setMode = useCallback((next: Mode) => {
+    try {
+      window.localStorage.setItem(MODE_KEY, next);
+    } catch {
+      // Private windows may refuse storage; the switch still applies to this tab.
+    }
+    setModeState(next);
+  }, []);
+
+  const signOut = useCallback(async () => {
+    live.stop();
+    await endSession(me.csrfToken).catch(() => undefined);
+    onSignedOut();
+  }, [live, me.csrfToken, onSignedOut]);
+
+  const session = useMemo<Session>(
+    () => ({
+      me,
+      mode,
+      setMode,
+      api,
+      live,
+      numbers: me.numbers[mode],
+      isOwner: me.user.role === 'owner',
+      signOut,
+    }),
+    [me, mode, setMode, api, live, signOut],
+  );
+  return <SessionContext value={session}>{props.children}</SessionContext>;
+}
+
+/** The session of the signed-in screens. */
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+/** The live snapshot; the component re-renders on every change. */
+export function useLive(): LiveSnapshot {
+  const { live } = useSession();
+  return useSyncExternalStore(live.subscribe, live.getSnapshot);
+}
