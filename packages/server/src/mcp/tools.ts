@@ -1,5 +1,4 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { notFound } from '../domain/errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Actor } from '../commands/context.ts';
 import { createContact } from '../commands/create-contact.ts';
@@ -9,8 +8,7 @@ import {
   writeIdempotently,
 } from '../commands/idempotency.ts';
 import { sendMessage, type SendMessageInput } from '../commands/send-message.ts';
-import { presentMessage } from '../presenters/message.ts';
-import { findMessage, listRecipients } from '../store/repos/messages.ts';
+import { getMessage } from '../commands/get-message.ts';
 import type { Store } from '../store/store.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import { toolResult, type ToolErrorReporter, type ToolOutcome } from './results.ts';
@@ -85,10 +83,7 @@ async function sendText(
 
 /** The message as `GET /v1/messages/{id}` shows it; another account's or mode's id is not found. */
 async function messageStatus(actor: Actor, id: string, store: Store): Promise<ToolOutcome> {
-  const row = await findMessage(store.db, actor.accountId, actor.mode, id);
-  if (!row) throw notFound('message', id);
-  const recipients = row.is_group ? await listRecipients(store.db, row.id) : [];
-  return { resource: presentMessage(row, recipients) };
+  return { resource: await getMessage(store.db, actor, id) };
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../domain/errors.ts';
 import { sendMessage } from '../../commands/send-message.ts';
-import { presentMessage } from '../../presenters/message.ts';
-import { findMessage, listRecipients } from '../../store/repos/messages.ts';
+import { getMessage } from '../../commands/get-message.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody, IdParams } from '../schemas/common.ts';
@@ -43,10 +41,7 @@ export async function messageRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      const { accountId, mode } = principalOf(request);
-      const row = await findMessage(store.db, accountId, mode, request.params.id);
-      if (!row) throw notFound('message', request.params.id);
-      return presentMessage(row, row.is_group ? await listRecipients(store.db, row.id) : []);
+      return getMessage(store.db, principalOf(request), request.params.id);
     },
   );
 }
