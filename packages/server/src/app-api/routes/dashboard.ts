@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { notFound, validationError } from '../../domain/errors.ts';
 import { hashPassword } from '../../lib/secrets.ts';
-import type { WebhookDeps } from '../../commands/context.ts';
 import { createApiKey } from '../../commands/create-api-key.ts';
 import { createUser, MIN_PASSWORD_LENGTH } from '../../commands/create-user.ts';
 import { revokeApiKey } from '../../commands/revoke-api-key.ts';
@@ -13,8 +12,7 @@ import { checkEndpointUrl, checkEventTypes } from '../../commands/webhooks/endpo
 import { retryDelivery } from '../../commands/webhooks/redeliver.ts';
 import { rotateWebhookSecret } from '../../commands/webhooks/rotate-webhook-secret.ts';
 import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-endpoint.ts';
-import { newWebhookSecret } from '../../delivery/sign.ts';
-import { checkWebhookUrl } from '../../delivery/ssrf-guard.ts';
+import { webhookDeps } from '../../delivery/webhook-deps.ts';
 import { isoTime } from '../../presenters/time.ts';
 import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
 import { listApiKeys } from '../../store/repos/api-keys.ts';
@@ -49,13 +47,8 @@ const HelpBody = Type.Object(
 
 /** The owners' dashboard: API keys, numbers, webhooks and their delivery log, opt-outs, team, settings. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock, config, secrets } = app.deps;
-  const deps: WebhookDeps = {
-    clock,
-    seal: (secret) => secrets.seal(secret),
-    newSecret: newWebhookSecret,
-    checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate }),
-  };
+  const { store, clock } = app.deps;
+  const deps = webhookDeps(app.deps);
 
   app.get('/keys', async (request) => {
     const { accountId } = requireOwner(request);

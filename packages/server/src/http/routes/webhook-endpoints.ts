@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound, validationError } from '../../domain/errors.ts';
-import type { WebhookDeps } from '../../commands/context.ts';
 import { EVENT_TYPES } from '../../commands/record-event.ts';
 import { checkEndpointUrl } from '../../commands/webhooks/endpoint-rules.ts';
 import { createWebhookEndpoint } from '../../commands/webhooks/create-webhook-endpoint.ts';
@@ -10,8 +9,7 @@ import { recoverEvents, retryDelivery, sendTestEvent } from '../../commands/webh
 import { rotateWebhookSecret } from '../../commands/webhooks/rotate-webhook-secret.ts';
 import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-endpoint.ts';
 import { checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
-import { newWebhookSecret } from '../../delivery/sign.ts';
-import { checkWebhookUrl } from '../../delivery/ssrf-guard.ts';
+import { webhookDeps } from '../../delivery/webhook-deps.ts';
 import { loadDeliveryLog, presentDeliveries } from '../../commands/webhooks/delivery-log.ts';
 import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
 import { findDelivery } from '../../store/repos/webhook-deliveries.ts';
@@ -43,13 +41,8 @@ function pageLimit(query: PageQuery): number {
 
 /** Webhook endpoints: create, list, retrieve, update, delete, rotate, delivery log, retry, recover, test. */
 export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock, config, secrets } = app.deps;
-  const deps: WebhookDeps = {
-    clock,
-    seal: (secret) => secrets.seal(secret),
-    newSecret: newWebhookSecret,
-    checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: config.webhookAllowPrivate }),
-  };
+  const { store } = app.deps;
+  const deps = webhookDeps(app.deps);
 
   app.post<{ Body: CreateEndpointBody }>(
     '/webhook_endpoints',
