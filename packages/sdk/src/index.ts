@@ -19,6 +19,16 @@ export type {
 
 export { E164_PATTERN, isE164 } from './phone.ts';
 
+export {
+  SEGMENT_LIMITS,
+  SMS_ENCODINGS,
+  countSegments,
+  isGsm7,
+  segmentCount,
+  splitSegments,
+} from './segments.ts';
+export type { SegmentCount, SmsEncoding } from './segments.ts';
+
 export { FAILURE_REASONS, MESSAGE_STATUSES } from './types.ts';
 export type * from './types.ts';
 

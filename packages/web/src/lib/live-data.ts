@@ -1,7 +1,8 @@
+import type { Contact, Message } from '@switchboard/sdk';
 import type { ApiClient } from './api.ts';
 import { formatPhone } from './format.ts';
 import { openRealtime, type ConnectionState, type RealtimeHandle } from './realtime.ts';
-import type { Call, Contact, Conversation, ListOf, Message, Push } from './types.ts';
+import type { CallLogEntry, Conversation, ListOf, Push } from './types.ts';
 
 /** Everything the inbox, calls and contacts screens show, kept current by the realtime channel. */
 export interface LiveSnapshot {
@@ -9,7 +10,7 @@ export interface LiveSnapshot {
   conversations: Conversation[] | null;
   /** Loaded threads by conversation id, oldest message first. */
   threads: Readonly<Record<string, Message[]>>;
-  calls: Call[] | null;
+  calls: CallLogEntry[] | null;
   /** The shared directory, newest first: the first contact with a phone is its caller ID. */
   contacts: Contact[] | null;
   connection: ConnectionState;
@@ -133,7 +134,7 @@ export class LiveData {
 
   /** Refetches the call history. */
   async loadCalls(): Promise<void> {
-    const { data } = await this.api.get<ListOf<Call>>('/calls');
+    const { data } = await this.api.get<ListOf<CallLogEntry>>('/calls');
     this.#set({ calls: data });
   }
 
@@ -205,7 +206,7 @@ export class LiveData {
         this.#updateMessage(push.message);
         return;
       case 'call.created': {
-        const call: Call = { ...push.call, contactName: push.contactName };
+        const call: CallLogEntry = { ...push.call, contactName: push.contactName };
         const calls = this.#snapshot.calls ?? [];
         if (calls.some((c) => c.id === call.id)) return;
         this.#set({ calls: [call, ...calls] });

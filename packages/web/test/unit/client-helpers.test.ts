@@ -1,7 +1,7 @@
-// The softphone's pure helpers: number entry and display, SMS segment counting, reconnect timing.
+// The softphone's pure helpers: number entry and display, reconnect timing. (SMS segment
+// counting is the SDK's, tested with it in packages/sdk/test/segments.test.ts.)
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { countSegments } from '../../src/features/inbox/segments.ts';
 import { formatDuration, formatPhone, initials, toE164 } from '../../src/lib/format.ts';
 import { backoffDelay } from '../../src/lib/realtime.ts';
 
@@ -33,24 +33,6 @@ describe('phone numbers as people type and read them', () => {
     assert.equal(formatDuration(0), '0s');
     assert.equal(formatDuration(185), '3m 05s');
     assert.equal(formatDuration(3720), '1h 02m');
-  });
-});
-
-describe('SMS segments, counted as carriers count them', () => {
-  test('GSM-7: 160 in one part, 153 per part beyond; extension characters cost two', () => {
-    assert.deepEqual(countSegments(''), { segments: 0, encoding: 'GSM-7' });
-    assert.deepEqual(countSegments('a'.repeat(160)), { segments: 1, encoding: 'GSM-7' });
-    assert.deepEqual(countSegments('a'.repeat(161)), { segments: 2, encoding: 'GSM-7' });
-    assert.deepEqual(countSegments('€'.repeat(80)), { segments: 1, encoding: 'GSM-7' });
-    assert.deepEqual(countSegments('€'.repeat(81)), { segments: 2, encoding: 'GSM-7' });
-  });
-
-  test('UCS-2: 70 in one part, 67 beyond; an emoji takes two units', () => {
-    assert.deepEqual(countSegments('é'.repeat(70)), { segments: 1, encoding: 'GSM-7' });
-    assert.deepEqual(countSegments('ł'.repeat(70)), { segments: 1, encoding: 'UCS-2' });
-    assert.deepEqual(countSegments('ł'.repeat(71)), { segments: 2, encoding: 'UCS-2' });
-    assert.deepEqual(countSegments('😀'.repeat(35)), { segments: 1, encoding: 'UCS-2' });
-    assert.deepEqual(countSegments('😀'.repeat(36)), { segments: 2, encoding: 'UCS-2' });
   });
 });
 

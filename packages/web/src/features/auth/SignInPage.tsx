@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { ApiRequestError, signIn } from '../../lib/api.ts';
+import { Field, FormError } from '../../lib/form.tsx';
 import { Logo } from '../shell/Logo.tsx';
 
 /** The sign-in form for an account's team members. */
@@ -30,8 +31,7 @@ export function SignInPage(props: { onSignedIn: () => Promise<void> }) {
         <h1>Sign in to your team’s inbox</h1>
         <p className="muted">Texts, calls and contacts for everyone on your account.</p>
         <form onSubmit={submit} noValidate>
-          <label className="field">
-            <span>Work email</span>
+          <Field label="Work email">
             <input
               type="email"
               name="email"
@@ -42,9 +42,8 @@ export function SignInPage(props: { onSignedIn: () => Promise<void> }) {
               // The first thing anyone does here is type their email.
               autoFocus
             />
-          </label>
-          <label className="field">
-            <span>Password</span>
+          </Field>
+          <Field label="Password">
             <input
               type="password"
               name="password"
@@ -53,12 +52,8 @@ export function SignInPage(props: { onSignedIn: () => Promise<void> }) {
               value={password}
               onChange={(e) => setPassword(e.target.value)}
             />
-          </label>
-          {error && (
-            <p className="form-error" role="alert">
-              {error}
-            </p>
-          )}
+          </Field>
+          <FormError message={error} />
           <button className="button primary wide" type="submit" disabled={busy}>
             {busy ? 'Signing in…' : 'Sign in'}
           </button>

@@ -2,27 +2,27 @@ import { useState } from 'react';
 import { Avatar } from '../../lib/avatar.tsx';
 import { formatDateTime, formatDuration, formatPhone, formatShortTime } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
-import { navigate, useRoute } from '../../lib/router.tsx';
+import { useRoute } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
-import type { Call } from '../../lib/types.ts';
-import type { DraftState } from '../inbox/InboxPage.tsx';
+import type { CallLogEntry } from '../../lib/types.ts';
 import { usePageTitle } from '../shell/AppShell.tsx';
-import { Dialer, dialOf, type DialState } from './Dialer.tsx';
+import { CallButton, TextButton } from '../shell/ReachButtons.tsx';
+import { Dialer, dialOf } from './Dialer.tsx';
 
 type Filter = 'all' | 'missed';
 
 /** The number on the other end of a call. */
-function otherParty(call: Call): string {
+function otherParty(call: CallLogEntry): string {
   return call.direction === 'inbound' ? call.from : call.to;
 }
 
-function describe(call: Call): string {
+function describe(call: CallLogEntry): string {
   if (call.status === 'missed') return call.direction === 'inbound' ? 'Missed call' : 'No answer';
   const way = call.direction === 'inbound' ? 'Incoming' : 'Outgoing';
   return `${way} · ${formatDuration(call.duration)}`;
 }
 
-function CallRow(props: { call: Call }) {
+function CallRow(props: { call: CallLogEntry }) {
   const { live } = useSession();
   const call = props.call;
   const phone = otherParty(call);
@@ -30,7 +30,6 @@ function CallRow(props: { call: Call }) {
   const missed = call.status === 'missed';
   const icon = missed ? 'missed' : call.direction === 'inbound' ? 'incoming' : 'outgoing';
   const label = name ?? formatPhone(phone);
-  const message: DraftState = { draft: { to: [phone] } };
   return (
     <li className={missed ? 'call-row missed' : 'call-row'} data-call-id={call.id}>
       <Avatar name={name} seed={phone} />
@@ -46,27 +45,8 @@ function CallRow(props: { call: Call }) {
         {formatShortTime(call.startedAt)}
       </time>
       <div className="row-actions">
-        <button
-          type="button"
-          className="icon-button"
-          aria-label={`Call ${label}`}
-          title="Call back"
-          onClick={() => {
-            const state: DialState = { dial: { to: phone, autoDial: false, nonce: Date.now() } };
-            navigate('/app/calls', { state });
-          }}
-        >
-          <Icon name="phone" />
-        </button>
-        <button
-          type="button"
-          className="icon-button"
-          aria-label={`Text ${label}`}
-          title="Text"
-          onClick={() => navigate('/app/inbox/new', { state: message })}
-        >
-          <Icon name="message" />
-        </button>
+        <CallButton phone={phone} label={label} title="Call back" />
+        <TextButton phone={phone} label={label} />
       </div>
     </li>
   );

@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Field } from '../../lib/form.tsx';
 import { formatPhone, toE164 } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import { useSession } from '../../lib/session.tsx';
@@ -110,8 +111,7 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
         </div>
       ) : (
         <form onSubmit={submit} className="dialer-form" noValidate>
-          <label className="field">
-            <span>Number</span>
+          <Field label="Number">
             <input
               type="tel"
               inputMode="tel"
@@ -122,7 +122,7 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${ids}-error` : undefined}
             />
-          </label>
+          </Field>
           {error && (
             <p className="field-error" id={`${ids}-error`} role="alert">
               {error}

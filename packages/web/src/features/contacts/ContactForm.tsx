@@ -1,8 +1,9 @@
+import type { Contact } from '@switchboard/sdk';
 import { useId, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../lib/api.ts';
+import { Field, FormError, SaveCancel } from '../../lib/form.tsx';
 import { toE164 } from '../../lib/format.ts';
 import type { ContactInput } from '../../lib/live-data.ts';
-import type { Contact } from '../../lib/types.ts';
 
 const FIELDS = [
   { key: 'name', label: 'Name', type: 'text', autoComplete: 'name' },
@@ -70,11 +71,7 @@ export function ContactForm(props: {
     >
       <h2 id={`${ids}-title`}>{c ? `Edit ${c.name ?? 'contact'}` : 'New contact'}</h2>
       {FIELDS.map((field) => (
-        <label className="field" key={field.key}>
-          <span>
-            {field.label}
-            {field.key === 'phone' ? '' : <span className="optional"> (optional)</span>}
-          </span>
+        <Field key={field.key} label={field.label} optional={field.key !== 'phone'}>
           <input
             type={field.type}
             name={field.key}
@@ -85,21 +82,14 @@ export function ContactForm(props: {
             aria-invalid={error?.param === field.key ? true : undefined}
             autoFocus={field.key === 'name'}
           />
-        </label>
+        </Field>
       ))}
-      {error && (
-        <p className="form-error" role="alert">
-          {error.text}
-        </p>
-      )}
-      <div className="button-row">
-        <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Saving…' : c ? 'Save changes' : 'Add contact'}
-        </button>
-        <button type="button" className="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormError message={error?.text ?? null} />
+      <SaveCancel
+        busy={busy}
+        saveLabel={c ? 'Save changes' : 'Add contact'}
+        onCancel={props.onCancel}
+      />
     </form>
   );
 }

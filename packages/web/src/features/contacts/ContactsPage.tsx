@@ -1,13 +1,13 @@
+import type { Contact } from '@switchboard/sdk';
 import { useEffect, useState } from 'react';
 import { Avatar } from '../../lib/avatar.tsx';
 import { formatPhone } from '../../lib/format.ts';
+import { SearchField } from '../../lib/form.tsx';
 import { Icon } from '../../lib/icons.tsx';
-import { navigate } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
-import type { Contact, ListOf } from '../../lib/types.ts';
-import type { DialState } from '../calls/Dialer.tsx';
-import type { DraftState } from '../inbox/InboxPage.tsx';
+import type { ListOf } from '../../lib/types.ts';
 import { usePageTitle } from '../shell/AppShell.tsx';
+import { CallButton, TextButton } from '../shell/ReachButtons.tsx';
 import { ContactForm } from './ContactForm.tsx';
 
 // The live directory holds the newest 500; past that, searching asks the server.
@@ -79,16 +79,13 @@ export function ContactsPage() {
       <div className="split">
         <div className="card list-card">
           <div className="list-tools">
-            <label className="search wide">
-              <Icon name="search" size={16} />
-              <span className="visually-hidden">Search contacts</span>
-              <input
-                type="search"
-                placeholder="Search by name, number, email or company"
-                value={query}
-                onChange={(e) => setQuery(e.target.value)}
-              />
-            </label>
+            <SearchField
+              wide
+              label="Search contacts"
+              placeholder="Search by name, number, email or company"
+              value={query}
+              onChange={setQuery}
+            />
           </div>
           {results === null ? (
             <p className="list-note">Loading contacts…</p>
@@ -130,7 +127,6 @@ export function ContactsPage() {
 function ContactRow(props: { contact: Contact; onEdit(): void }) {
   const c = props.contact;
   const label = c.name ?? formatPhone(c.phone);
-  const text: DraftState = { draft: { to: [c.phone] } };
   return (
     <li className="contact-row" data-contact-id={c.id}>
       <Avatar name={c.name} seed={c.phone} />
@@ -143,27 +139,8 @@ function ContactRow(props: { contact: Contact; onEdit(): void }) {
         </span>
       </div>
       <div className="row-actions">
-        <button
-          type="button"
-          className="icon-button"
-          aria-label={`Text ${label}`}
-          title="Text"
-          onClick={() => navigate('/app/inbox/new', { state: text })}
-        >
-          <Icon name="message" />
-        </button>
-        <button
-          type="button"
-          className="icon-button"
-          aria-label={`Call ${label}`}
-          title="Call"
-          onClick={() => {
-            const state: DialState = { dial: { to: c.phone, autoDial: false, nonce: Date.now() } };
-            navigate('/app/calls', { state });
-          }}
-        >
-          <Icon name="phone" />
-        </button>
+        <TextButton phone={c.phone} label={label} />
+        <CallButton phone={c.phone} label={label} title="Call" />
         <button
           type="button"
           className="icon-button"

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { FormError } from '../../lib/form.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import { useSession } from '../../lib/session.tsx';
@@ -54,11 +55,7 @@ export function ApiKeysSection() {
             onDone={() => setCreated(null)}
           />
         )}
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError message={error} />
         {keys.error && <p className="form-error">{keys.error}</p>}
         <div className="table-wrap">
           <table>

@@ -1,7 +1,8 @@
+import type { WebhookDelivery } from '@switchboard/sdk';
 import { useState } from 'react';
 import { formatDateTime } from '../../lib/format.ts';
 import { useSession } from '../../lib/session.tsx';
-import type { ListOf, WebhookDelivery } from '../../lib/types.ts';
+import type { ListOf } from '../../lib/types.ts';
 import { useResource } from '../../lib/use-resource.ts';
 
 const STATUS_LABEL: Record<WebhookDelivery['status'], string> = {

@@ -1,10 +1,11 @@
+import { WEBHOOK_EVENT_TYPES, type WebhookEndpoint, type WebhookEventType } from '@switchboard/sdk';
 import { useId, useState, type FormEvent } from 'react';
-import { WEBHOOK_EVENT_TYPES, type WebhookEndpoint } from '../../lib/types.ts';
+import { Field, FormError, SaveCancel } from '../../lib/form.tsx';
 
 /** What the form submits: the fields of a new endpoint, or the changes to one. */
 export interface EndpointInput {
   url: string;
-  events: string[];
+  events: WebhookEventType[];
   description: string | null;
 }
 
@@ -17,7 +18,7 @@ export function EndpointForm(props: {
   const e = props.endpoint;
   const [url, setUrl] = useState(e?.url ?? '');
   const [description, setDescription] = useState(e?.description ?? '');
-  const [events, setEvents] = useState<string[]>(
+  const [events, setEvents] = useState<WebhookEventType[]>(
     e?.events ?? ['message.received', 'message.delivered', 'message.failed'],
   );
   const [error, setError] = useState<string | null>(null);
@@ -40,14 +41,13 @@ export function EndpointForm(props: {
     }
   };
 
-  const toggle = (type: string) =>
+  const toggle = (type: WebhookEventType) =>
     setEvents((list) => (list.includes(type) ? list.filter((t) => t !== type) : [...list, type]));
 
   return (
     <form className="endpoint-form" onSubmit={submit} aria-labelledby={`${ids}-title`}>
       <h3 id={`${ids}-title`}>{e ? 'Edit endpoint' : 'Add an endpoint'}</h3>
-      <label className="field">
-        <span>Endpoint URL</span>
+      <Field label="Endpoint URL">
         <input
           type="url"
           required
@@ -56,13 +56,10 @@ export function EndpointForm(props: {
           onChange={(ev) => setUrl(ev.target.value)}
           autoFocus
         />
-      </label>
-      <label className="field">
-        <span>
-          Description <span className="optional">(optional)</span>
-        </span>
+      </Field>
+      <Field label="Description" optional>
         <input type="text" value={description} onChange={(ev) => setDescription(ev.target.value)} />
-      </label>
+      </Field>
       <fieldset className="field checkboxes">
         <legend>Events</legend>
         {WEBHOOK_EVENT_TYPES.map((type) => (
@@ -72,19 +69,12 @@ export function EndpointForm(props: {
           </label>
         ))}
       </fieldset>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
-      <div className="button-row">
-        <button type="submit" className="button primary" disabled={busy}>
-          {busy ? 'Saving…' : e ? 'Save endpoint' : 'Add endpoint'}
-        </button>
-        <button type="button" className="button" onClick={props.onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormError message={error} />
+      <SaveCancel
+        busy={busy}
+        saveLabel={e ? 'Save endpoint' : 'Add endpoint'}
+        onCancel={props.onCancel}
+      />
     </form>
   );
 }

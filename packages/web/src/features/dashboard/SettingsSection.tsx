@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from 'react';
+import { Field } from '../../lib/form.tsx';
 import { useSession } from '../../lib/session.tsx';
 
 const HELP_MAX = 1000;
@@ -39,8 +40,7 @@ export function SettingsSection() {
         Carriers require an answer to HELP and INFO. Say who you are and how to reach you; leave it
         empty for the default. STOP and START confirmations are sent automatically.
       </p>
-      <label className="field">
-        <span>Reply text</span>
+      <Field label="Reply text">
         <textarea
           rows={4}
           maxLength={HELP_MAX}
@@ -49,7 +49,7 @@ export function SettingsSection() {
           aria-describedby={`${id}-hint ${id}-count`}
           placeholder="Acme Plumbing: call (415) 555-0100 or visit acme.example. Reply STOP to opt out."
         />
-      </label>
+      </Field>
       <p className="muted small" id={`${id}-count`}>
         {text.length} / {HELP_MAX}
       </p>

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Field, FormError } from '../../lib/form.tsx';
 import { formatDateTime } from '../../lib/format.ts';
 import { useSession } from '../../lib/session.tsx';
 import type { ListOf, Role, TeamMember } from '../../lib/types.ts';
@@ -69,8 +70,7 @@ export function TeamSection() {
         <p className="muted">
           Members use the inbox, calls and contacts. Owners also see this dashboard.
         </p>
-        <label className="field">
-          <span>Email</span>
+        <Field label="Email">
           <input
             type="email"
             required
@@ -78,17 +78,15 @@ export function TeamSection() {
             value={form.email}
             onChange={(e) => setForm({ ...form, email: e.target.value })}
           />
-        </label>
-        <label className="field">
-          <span>Name</span>
+        </Field>
+        <Field label="Name">
           <input
             type="text"
             value={form.name}
             onChange={(e) => setForm({ ...form, name: e.target.value })}
           />
-        </label>
-        <label className="field">
-          <span>First password</span>
+        </Field>
+        <Field label="First password">
           <input
             type="password"
             required
@@ -97,9 +95,8 @@ export function TeamSection() {
             value={form.password}
             onChange={(e) => setForm({ ...form, password: e.target.value })}
           />
-        </label>
-        <label className="field">
-          <span>Role</span>
+        </Field>
+        <Field label="Role">
           <select
             value={form.role}
             onChange={(e) => setForm({ ...form, role: e.target.value as Role })}
@@ -107,12 +104,8 @@ export function TeamSection() {
             <option value="member">Member</option>
             <option value="owner">Owner</option>
           </select>
-        </label>
-        {error && (
-          <p className="form-error" role="alert">
-            {error}
-          </p>
-        )}
+        </Field>
+        <FormError message={error} />
         {notice && (
           <p className="form-ok" role="status">
             {notice}

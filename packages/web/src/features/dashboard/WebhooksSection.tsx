@@ -1,7 +1,9 @@
+import type { WebhookEndpoint } from '@switchboard/sdk';
 import { useState } from 'react';
+import { FormError } from '../../lib/form.tsx';
 import { Icon } from '../../lib/icons.tsx';
 import { useSession } from '../../lib/session.tsx';
-import type { ListOf, WebhookEndpoint } from '../../lib/types.ts';
+import type { ListOf } from '../../lib/types.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { DeliveryLog } from './DeliveryLog.tsx';
 import { EndpointForm, type EndpointInput } from './EndpointForm.tsx';
@@ -146,11 +148,7 @@ function EndpointItem(props: {
           </button>
         </div>
       )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
       {showLog && <DeliveryLog endpointId={e.id} />}
     </li>
   );

@@ -1,8 +1,9 @@
+import { countSegments } from '@switchboard/sdk/segments';
 import { useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ApiRequestError } from '../../lib/api.ts';
+import { FormError } from '../../lib/form.tsx';
 import { formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
-import { countSegments } from './segments.ts';
 
 /** What the composer hands over when the user presses send. */
 export interface Outgoing {
@@ -146,11 +147,7 @@ export function Composer(props: {
           </button>
         </div>
       </div>
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      <FormError message={error} />
     </form>
   );
 }

@@ -1,6 +1,7 @@
 import { useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../../lib/avatar.tsx';
 import { formatDateTime, formatShortTime } from '../../lib/format.ts';
+import { SearchField } from '../../lib/form.tsx';
 import { Icon } from '../../lib/icons.tsx';
 import { Link } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
@@ -54,16 +55,12 @@ export function ConversationList(props: { selectedId: string | null }) {
         </Link>
       </header>
       <div className="list-tools">
-        <label className="search">
-          <Icon name="search" size={16} />
-          <span className="visually-hidden">Search conversations</span>
-          <input
-            type="search"
-            placeholder="Search"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-          />
-        </label>
+        <SearchField
+          label="Search conversations"
+          placeholder="Search"
+          value={query}
+          onChange={setQuery}
+        />
         <div className="segmented" role="group" aria-label="Show">
           {(['all', 'unread'] as const).map((f) => (
             <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>

@@ -1,8 +1,8 @@
+import type { Message, MessageMedia, MessageStatus } from '@switchboard/sdk';
 import { useState } from 'react';
 import { describeFailure, formatClock, formatDateTime, formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import type { LiveData } from '../../lib/live-data.ts';
-import type { Media, Message, MessageStatus } from '../../lib/types.ts';
 
 const STATUS_TEXT: Record<MessageStatus, string> = {
   queued: 'Sending…',
@@ -11,7 +11,7 @@ const STATUS_TEXT: Record<MessageStatus, string> = {
   failed: 'Failed',
 };
 
-function MediaItem(props: { media: Media }) {
+function MediaItem(props: { media: MessageMedia }) {
   const [broken, setBroken] = useState(false);
   const name = decodeURIComponent(new URL(props.media.url).pathname.split('/').pop() || 'file');
   if (props.media.contentType.startsWith('image/') && !broken) {

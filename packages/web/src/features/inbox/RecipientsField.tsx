@@ -1,8 +1,8 @@
+import type { Contact } from '@switchboard/sdk';
 import { useId, useState, type KeyboardEvent } from 'react';
 import { formatPhone, toE164 } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
-import type { Contact } from '../../lib/types.ts';
 
 /** Most recipients of one send (the API's limit). */
 export const MAX_RECIPIENTS = 10;

@@ -1,10 +1,11 @@
+import type { Message } from '@switchboard/sdk';
 import { Fragment, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Avatar } from '../../lib/avatar.tsx';
 import { formatDay, formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import { Link, navigate } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
-import type { Conversation, Message } from '../../lib/types.ts';
+import type { Conversation } from '../../lib/types.ts';
 import { Composer, type Outgoing } from './Composer.tsx';
 import { conversationSubtitle, conversationTitle } from './conversation-labels.ts';
 import type { Draft } from './InboxPage.tsx';

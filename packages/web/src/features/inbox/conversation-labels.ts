@@ -1,6 +1,7 @@
+import type { Message } from '@switchboard/sdk';
 import { formatPhone } from '../../lib/format.ts';
 import type { LiveData } from '../../lib/live-data.ts';
-import type { Conversation, Message } from '../../lib/types.ts';
+import type { Conversation } from '../../lib/types.ts';
 
 /** The thread's title: the other party's caller ID or number, or a group's member names. */
 export function conversationTitle(live: LiveData, conversation: Conversation): string {

@@ -6,7 +6,7 @@ import {
   SEGMENT_LIMITS,
   segmentCount,
   splitSegments,
-} from '../../src/domain/segments.ts';
+} from '../src/segments.ts';
 
 const GSM_BASIC_SAMPLE = '@£$¥èéùìòÇØøÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ!"#¤%&\'()*+,-./:;<=>?¡ÄÖÑÜ§¿äöñüà';
 const GSM_EXTENSION = ['^', '{', '}', '\\', '[', ']', '~', '|', '€', '\f'];
@@ -55,6 +55,12 @@ describe('SMS encoding detection', () => {
     for (const char of ['ç', 'á', '’', '\t', '\u00a0', '\u2126', '`']) {
       assert.equal(isGsm7(`ok ${char}`), false, `character ${JSON.stringify(char)}`);
     }
+  });
+
+  test('accented letters of the basic table stay GSM-7; others switch to UCS-2', () => {
+    assert.deepEqual(countSegments('é'.repeat(70)), { encoding: 'GSM-7', segments: 1, units: 70 });
+    assert.deepEqual(countSegments('ł'.repeat(70)), { encoding: 'UCS-2', segments: 1, units: 70 });
+    assert.deepEqual(countSegments('ł'.repeat(71)), { encoding: 'UCS-2', segments: 2, units: 71 });
   });
 
   test('isGsm7 agrees with the encoding countSegments reports', () => {
