@@ -27,6 +27,7 @@ export async function startServer(
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     durability: config.durability,
+    checkpointThread: true,
   });
   const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
   const app = await buildApp({ config, store, logger, clock, secrets });

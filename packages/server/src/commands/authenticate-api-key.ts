@@ -30,11 +30,13 @@ export function bearerToken(header: string | undefined): string | null {
 export async function authenticateApiKey(
   db: Kysely<DB>,
   authorization: string | undefined,
+  /** The secret's SHA-256 when the caller has computed it already. */
+  knownHash?: string,
 ): Promise<ApiKeyPrincipal> {
   const secret = bearerToken(authorization);
   const mode = secret ? parseKeyMode(secret) : null;
   if (!secret || !mode) throw new ApiError('unauthorized', UNAUTHORIZED);
-  const key = await findApiKeyByHash(db, sha256Hex(secret));
+  const key = await findApiKeyByHash(db, knownHash ?? sha256Hex(secret));
   if (!key || key.revoked_at !== null || key.mode !== mode) {
     throw new ApiError('unauthorized', UNAUTHORIZED);
   }

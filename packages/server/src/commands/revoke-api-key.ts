@@ -4,8 +4,10 @@ import type { WriteTx } from '../store/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 
 /**
- * Revokes a key. Authentication reads the key on every request (or a cache
- * that revocation invalidates), so the next request with it gets `401`.
+ * Revokes a key. Authentication caches valid keys (api-key-cache.ts); the
+ * broadcast drops the key from this process's cache after the commit and, on
+ * PostgreSQL, NOTIFYs every other process from inside the transaction, so the
+ * next request with the key gets `401` wherever it lands.
  * `accountId`, when given, confines the revocation to that account.
  */
 export async function revokeApiKey(
@@ -18,6 +20,6 @@ export async function revokeApiKey(
     throw new ApiError('not_found', `No such API key: '${input.keyId}'.`);
   }
   await markRevoked(tx.db, key.id, deps.clock.now());
-  tx.publish('api_key.revoked', { id: key.id, keyHash: key.key_hash });
+  await tx.broadcast('api_key.revoked', { id: key.id, keyHash: key.key_hash });
   return { id: key.id, revoked: true };
 }

@@ -1,29 +1,21 @@
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.ts';
-import { newId } from '../lib/ids.ts';
 import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import {
-  classifyAttempt,
-  nextAttemptAt,
-  retryAfterDelay,
-  shouldDisableEndpoint,
-} from '../domain/retry-schedule.ts';
-import {
   claimDeliveries,
-  insertAttempt,
   nextDeliveryDue,
   updateDelivery,
   type WebhookDeliveryRow,
 } from '../store/repos/webhook-deliveries.ts';
 import {
   findWebhookEndpointById,
-  updateWebhookEndpoint,
   type WebhookEndpointRow,
 } from '../store/repos/webhook-endpoints.ts';
 import type { Store } from '../store/store.ts';
 import { postWebhook, type PostResult } from './post-webhook.ts';
+import { settleAttempt } from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
 
 /** Identifies the sender to receivers' logs and firewalls. */
@@ -49,6 +41,14 @@ export interface WebhookWorkerOptions {
 }
 
 const LEASE_MARGIN_MS = 30_000;
+/**
+ * Most deliveries claimed in one round. Claimed deliveries an endpoint cannot
+ * take yet wait here, in memory, and start as its attempts finish. Before, the
+ * excess of every claim was released with another write, and every finished
+ * attempt claimed ~200 rows to start one: 545 deliveries/s to four local
+ * endpoints where a bare signed-POST loop did 4 500/s.
+ */
+const CLAIM_CHUNK = 64;
 
 /**
  * Delivers pending webhook deliveries: claims due ones, POSTs each signed
@@ -61,6 +61,10 @@ const LEASE_MARGIN_MS = 30_000;
 export class WebhookWorker {
   readonly #o: Required<WebhookWorkerOptions>;
   readonly #inFlight = new Map<string, number>();
+  /** Claimed, not yet started, per endpoint (each under its lease). */
+  readonly #waiting = new Map<string, WebhookDeliveryRow[]>();
+  #waitingCount = 0;
+  #launched = 0;
   readonly #running = new Set<Promise<void>>();
   readonly #pump: Pump;
   readonly #wake = () => this.#pump.wake();
@@ -89,76 +93,104 @@ export class WebhookWorker {
     this.#pump.start();
   }
 
-  /** Stops claiming and waits for the attempts in flight. */
+  /** Stops claiming, waits for the attempts in flight and gives back the claims not started. */
   async stop(): Promise<void> {
     this.#o.store.signals.off('webhook.pending', this.#wake);
     await this.#pump.stop();
-    await Promise.all(this.#running);
+    const unstarted = [...this.#waiting.values()].flat().map((d) => d.id);
+    this.#waiting.clear();
+    this.#waitingCount = 0;
+    while (this.#running.size > 0) await Promise.all(this.#running);
+    if (unstarted.length > 0) await this.#release(unstarted);
   }
 
   /** One round that waits for its attempts (tests drive the worker with this on a fake clock). */
   async runOnce(): Promise<number> {
-    const before = this.#running.size;
+    const before = this.#launched;
     await this.#round(true);
-    const started = this.#running.size - before;
-    await Promise.all(this.#running);
-    return started;
+    while (this.#running.size > 0) await Promise.all(this.#running);
+    return this.#launched - before;
   }
 
   async #round(wait: boolean) {
     const { store, clock } = this.#o;
     const now = clock.now();
-    const room = this.#o.total - this.#total;
+    const room = Math.min(CLAIM_CHUNK, this.#o.total - this.#total - this.#waitingCount);
+    let claimedAny = room <= 0;
     if (room > 0) {
-      const busy = [...this.#inFlight]
-        .filter(([, n]) => n >= this.#o.perEndpoint)
-        .map(([id]) => id);
-      const claimed = await store.write((tx) =>
-        claimDeliveries(
-          tx.db,
-          store.capabilities,
-          now,
-          room,
-          this.#o.timeoutMs + LEASE_MARGIN_MS,
-          busy,
-        ),
+      // Endpoints with deliveries waiting here, or a full set in flight, get none this round.
+      const busy = [...new Set([...this.#inFlight.keys(), ...this.#waiting.keys()])].filter(
+        (id) => this.#waiting.has(id) || (this.#inFlight.get(id) ?? 0) >= this.#o.perEndpoint,
       );
-      for (const delivery of this.#admit(claimed)) this.#launch(delivery);
+      // A lease lost in a crash is taken again after it lapses: no need to wait for the disk.
+      const claimed = await store.write(
+        (tx) =>
+          claimDeliveries(
+            tx.db,
+            store.capabilities,
+            now,
+            room,
+            this.#o.timeoutMs + LEASE_MARGIN_MS,
+            busy,
+          ),
+        { durable: false },
+      );
+      for (const delivery of claimed) {
+        const queue = this.#waiting.get(delivery.endpoint_id) ?? [];
+        queue.push(delivery);
+        this.#waiting.set(delivery.endpoint_id, queue);
+        this.#waitingCount++;
+      }
+      for (const endpointId of new Set(claimed.map((d) => d.endpoint_id))) this.#start(endpointId);
+      claimedAny = claimed.length > 0;
     }
-    if (wait) return { again: 'idle' } as const;
+    // While attempts run, their ends wake the next round; the next due time is only needed
+    // when nothing was claimed (its query reads every pending delivery: at every round it
+    // took half of the worker's time with a backlog of 20 000).
+    if (wait || claimedAny) return { again: 'idle' } as const;
     const due = await nextDeliveryDue(store.db);
-    return due === null ? ({ again: 'idle' } as const) : ({ again: 'at', at: due } as const);
+    // Due now but not claimed: every endpoint with due work is busy, and its attempts wake us.
+    if (due === null || due <= now) return { again: 'idle' } as const;
+    return { again: 'at', at: due } as const;
   }
 
-  /** Keeps the per-endpoint bound within one claim; the rest is released for later. */
-  #admit(claimed: WebhookDeliveryRow[]): WebhookDeliveryRow[] {
-    const admitted: WebhookDeliveryRow[] = [];
-    const released: string[] = [];
-    const counts = new Map(this.#inFlight);
-    for (const d of claimed) {
-      const n = counts.get(d.endpoint_id) ?? 0;
-      if (n >= this.#o.perEndpoint) released.push(d.id);
-      else {
-        counts.set(d.endpoint_id, n + 1);
-        admitted.push(d);
-      }
+  /**
+   * Starts waiting deliveries of an endpoint up to its bound. One whose lease
+   * would lapse before its attempt could time out is dropped instead: after the
+   * lease it is claimed again, so it is never attempted twice at once.
+   */
+  #start(endpointId: string): void {
+    const queue = this.#waiting.get(endpointId);
+    const now = this.#o.clock.now();
+    while (
+      queue &&
+      queue.length > 0 &&
+      (this.#inFlight.get(endpointId) ?? 0) < this.#o.perEndpoint
+    ) {
+      const delivery = queue.shift()!;
+      this.#waitingCount--;
+      if (delivery.locked_until - now > this.#o.timeoutMs) this.#launch(delivery);
     }
-    if (released.length > 0) {
-      void this.#o.store.write((tx) =>
+    if (queue?.length === 0) this.#waiting.delete(endpointId);
+  }
+
+  #release(ids: string[]): Promise<unknown> {
+    return this.#o.store.write(
+      (tx) =>
         tx.db
           .updateTable('webhook_deliveries')
           .set({ locked_until: 0 })
-          .where('id', 'in', released)
+          .where('id', 'in', ids)
           .execute(),
-      );
-    }
-    return admitted;
+      { durable: false },
+    );
   }
 
   #launch(delivery: WebhookDeliveryRow): void {
     const endpointId = delivery.endpoint_id;
     this.#inFlight.set(endpointId, (this.#inFlight.get(endpointId) ?? 0) + 1);
     this.#total++;
+    this.#launched++;
     const run = this.#attempt(delivery)
       .catch((error: unknown) =>
         this.#o.logger.error({ err: error, deliveryId: delivery.id }, 'attempt failed'),
@@ -169,15 +201,30 @@ export class WebhookWorker {
         else this.#inFlight.set(endpointId, left);
         this.#total--;
         this.#running.delete(run);
-        this.#pump.wake();
+        this.#start(endpointId);
+        // Claim more only once this endpoint has nothing left waiting here.
+        if (!this.#waiting.has(endpointId)) this.#pump.wake();
       });
     this.#running.add(run);
   }
 
+  /** Opened secrets by their sealed text: decrypting one per attempt was a tenth of the worker's time. */
+  readonly #opened = new Map<string, string>();
+
+  #open(sealed: string): string {
+    let secret = this.#opened.get(sealed);
+    if (secret === undefined) {
+      if (this.#opened.size >= 1000) this.#opened.clear();
+      secret = this.#o.secrets.open(sealed);
+      this.#opened.set(sealed, secret);
+    }
+    return secret;
+  }
+
   #secretsOf(endpoint: WebhookEndpointRow, now: number): string[] {
-    const secrets = [this.#o.secrets.open(endpoint.secret_sealed)];
+    const secrets = [this.#open(endpoint.secret_sealed)];
     if (endpoint.previous_secret_sealed && (endpoint.previous_secret_expires_at ?? 0) > now) {
-      secrets.push(this.#o.secrets.open(endpoint.previous_secret_sealed));
+      secrets.push(this.#open(endpoint.previous_secret_sealed));
     }
     return secrets;
   }
@@ -236,75 +283,6 @@ export class WebhookWorker {
             dispatcher: this.#o.dispatcher,
             timeoutMs: this.#o.timeoutMs,
           });
-    await this.#settle(delivery, endpoint, attemptedAt, result);
-  }
-
-  async #settle(
-    delivery: WebhookDeliveryRow,
-    endpoint: WebhookEndpointRow,
-    attemptedAt: number,
-    result: PostResult,
-  ): Promise<void> {
-    const { store, clock } = this.#o;
-    const now = clock.now();
-    const outcome = classifyAttempt({
-      ...(result.status !== undefined ? { status: result.status } : {}),
-      ...(result.error !== undefined ? { error: result.error } : {}),
-    });
-    const attempts = delivery.attempts + 1;
-    await store.write(async (tx) => {
-      await insertAttempt(tx.db, {
-        id: newId('wha', attemptedAt),
-        delivery_id: delivery.id,
-        endpoint_id: endpoint.id,
-        attempted_at: attemptedAt,
-        status_code: result.status ?? null,
-        error: result.errorMessage ? `${result.error}: ${result.errorMessage}` : null,
-        duration_ms: result.durationMs,
-        response_excerpt: result.excerpt,
-      });
-      const common = {
-        attempts,
-        locked_until: 0,
-        last_status_code: result.status ?? null,
-        last_error: result.error ?? null,
-        updated_at: now,
-      };
-      if (outcome === 'success') {
-        await updateDelivery(tx.db, delivery.id, { ...common, status: 'succeeded' });
-        if (endpoint.failing_since !== null) {
-          await updateWebhookEndpoint(tx.db, endpoint.id, { failing_since: null });
-        }
-        return;
-      }
-      if (outcome === 'disable_endpoint') {
-        await updateDelivery(tx.db, delivery.id, { ...common, status: 'failed' });
-        await updateWebhookEndpoint(tx.db, endpoint.id, {
-          enabled: 0,
-          disabled_reason: 'endpoint_gone_410',
-          updated_at: now,
-        });
-        return;
-      }
-      const retryAfterMs =
-        result.status !== undefined ? retryAfterDelay(result.status, result.retryAfter, now) : null;
-      const next = nextAttemptAt({ attempt: attempts, now, random: this.#o.random, retryAfterMs });
-      await updateDelivery(tx.db, delivery.id, {
-        ...common,
-        status: next === null ? 'failed' : 'pending',
-        next_attempt_at: next ?? delivery.next_attempt_at,
-      });
-      const failingSince = endpoint.failing_since ?? attemptedAt;
-      if (shouldDisableEndpoint(failingSince, now)) {
-        await updateWebhookEndpoint(tx.db, endpoint.id, {
-          enabled: 0,
-          disabled_reason: 'failing_for_5_days',
-          failing_since: failingSince,
-          updated_at: now,
-        });
-      } else if (endpoint.failing_since === null) {
-        await updateWebhookEndpoint(tx.db, endpoint.id, { failing_since: failingSince });
-      }
-    });
+    await settleAttempt(this.#o, delivery, endpoint, attemptedAt, result);
   }
 }

@@ -2,21 +2,29 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { Kysely } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import type pg from 'pg';
 import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts';
 import { openSqlite, sqliteDialect, type SqliteDurability } from './dialects/sqlite.ts';
 import { openPostgresPool, postgresDialect } from './dialects/postgres.ts';
+import { followNotifications, INVALIDATION_CHANNEL } from './dialects/postgres-notifications.ts';
+import { startCheckpointer, type Checkpointer } from './dialects/sqlite-checkpointer.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { DB } from './schema.ts';
-import { WriteQueue, type WriteUnit } from './write-queue.ts';
+import { WriteQueue, type WriteOptions, type WriteUnit } from './write-queue.ts';
 
 /** Where the data lives: a SQLite file under `dataDir`, or a PostgreSQL URL. */
 export interface StoreOptions {
   dataDir: string;
   databaseUrl: string | null;
   durability?: SqliteDurability;
+  /**
+   * SQLite: checkpoint from a background thread instead of after commits on the
+   * writer, so a checkpoint never blocks the event loop. For long-running servers;
+   * short-lived commands keep SQLite's default.
+   */
+  checkpointThread?: boolean;
 }
 
 /**
@@ -33,8 +41,15 @@ export interface Store {
    * as `event` for every outbox row; workers and the realtime hub listen here.
    */
   readonly signals: EventEmitter;
-  /** Runs a unit of work in a (shared) transaction; resolves after commit. */
-  write<T>(unit: WriteUnit<T>): Promise<T>;
+  /** Runs a unit of work in a (shared) transaction; resolves after commit (durable unless asked). */
+  write<T>(unit: WriteUnit<T>, options?: WriteOptions): Promise<T>;
+  /**
+   * A number that changes whenever another process may have committed something
+   * this process caches (a revoked key): compare it before trusting a cache. SQLite:
+   * the writer's `data_version`, which moves on every commit by another connection.
+   * PostgreSQL: moved by every `tx.broadcast` of any process (LISTEN/NOTIFY).
+   */
+  foreignChanges(): number;
   /** Finishes queued writes and closes every connection. */
   close(): Promise<void>;
 }
@@ -65,11 +80,23 @@ function openSqliteStore(options: StoreOptions): Opened {
   mkdirSync(options.dataDir, { recursive: true });
   const path = sqlitePath(options.dataDir);
   const durability = options.durability ?? 'full';
-  const writer: DatabaseSync = openSqlite(path, { durability });
+  const threaded = options.checkpointThread ?? false;
+  const writer: DatabaseSync = openSqlite(path, { durability, autoCheckpoint: !threaded });
+  const checkpointer: Checkpointer | null = threaded ? startCheckpointer(path) : null;
+  // Unchanged by this connection's own commits, so it moves only for other processes' writes.
+  const dataVersion = writer.prepare('PRAGMA data_version');
   const writerDb = new Kysely<DB>({ dialect: sqliteDialect(writer) });
   let readerDb: Kysely<DB> | null = null;
   const signals = new EventEmitter();
-  const queue = new WriteQueue(async (body) => {
+  // The connection's current synchronous level; switched only when a batch needs the other.
+  let syncing = durability === 'full';
+  const queue = new WriteQueue(async (body, durable) => {
+    const wanted = durable && durability === 'full';
+    if (wanted !== syncing) {
+      // NORMAL in WAL mode commits without fsync and stays crash-consistent.
+      writer.exec(`PRAGMA synchronous = ${wanted ? 'FULL' : 'NORMAL'}`);
+      syncing = wanted;
+    }
     // IMMEDIATE takes the write lock up front, so a transaction that reads
     // before it writes waits (busy_timeout) instead of failing on upgrade
     // when the CLI writes to the same file.
@@ -92,9 +119,11 @@ function openSqliteStore(options: StoreOptions): Opened {
       });
       return readerDb;
     },
-    write: (unit) => queue.submit(unit),
+    write: (unit, options) => queue.submit(unit, options),
+    foreignChanges: () => (dataVersion.get() as { data_version: number }).data_version,
     async close() {
       await queue.close();
+      await checkpointer?.stop();
       await readerDb?.destroy();
       await writerDb.destroy();
     },
@@ -106,15 +135,30 @@ function openPostgresStore(databaseUrl: string): Opened {
   const pool: pg.Pool = openPostgresPool(databaseUrl);
   const db = new Kysely<DB>({ dialect: postgresDialect(pool) });
   const signals = new EventEmitter();
-  const queue = new WriteQueue((body) => db.transaction().execute(body), signals);
+  const queue = new WriteQueue(
+    (body, durable) =>
+      db.transaction().execute(async (tx) => {
+        // Without waiting for the WAL flush; a later synchronous commit flushes it too.
+        if (!durable) await sql`set local synchronous_commit to off`.execute(tx);
+        await body(tx);
+      }),
+    signals,
+    async (tx, topic, payload) => {
+      const message = JSON.stringify({ topic, payload });
+      await sql`select pg_notify(${INVALIDATION_CHANNEL}, ${message})`.execute(tx);
+    },
+  );
+  const notifications = followNotifications(databaseUrl);
   const store: Store = {
     engine: 'postgres',
     capabilities: CAPABILITIES.postgres,
     signals,
     db,
-    write: (unit) => queue.submit(unit),
+    write: (unit, options) => queue.submit(unit, options),
+    foreignChanges: () => notifications.version(),
     async close() {
       await queue.close();
+      await notifications.close();
       await db.destroy();
     },
   };

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 
 /** What a unit of work gets inside the shared transaction. */
@@ -10,16 +10,56 @@ export interface WriteTx {
   afterCommit(fn: () => void): void;
   /** Emits `topic` on the store's signals once the transaction is durable. */
   publish(topic: string, payload: unknown): void;
+  /**
+   * Publishes like `publish` and also tells every other process on the same
+   * storage, inside this transaction so only a commit is heard: PostgreSQL
+   * `NOTIFY`; on SQLite other processes notice the commit itself (`data_version`).
+   */
+  broadcast(topic: string, payload: unknown): Promise<void>;
+  /**
+   * A cache that lives as long as the store, for facts that never change once
+   * committed (which account holds a number). Fill it from `afterCommit`, so a
+   * rolled-back read never lands in it.
+   */
+  memo: Map<string, unknown>;
 }
 
 /** A unit of work: its statements commit together, or not at all. */
 export type WriteUnit<T> = (tx: WriteTx) => Promise<T>;
 
-/** Runs `body` inside one database transaction and resolves once it is committed. */
-export type TransactionRunner = (body: (db: Kysely<DB>) => Promise<void>) => Promise<void>;
+/**
+ * Runs `body` inside one database transaction and resolves once it is committed;
+ * `durable: false` may skip the flush to disk (see `WriteOptions`).
+ */
+export type TransactionRunner = (
+  body: (db: Kysely<DB>) => Promise<void>,
+  durable: boolean,
+) => Promise<void>;
+
+/** How a unit wants its commit. */
+export interface WriteOptions {
+  /**
+   * `false` for bookkeeping a crash would redo anyway (leases, claims, receipts a
+   * carrier reports again): a batch of only such units commits without waiting
+   * for the disk. The log is sequential, so the next durable commit makes them
+   * durable too, and no durable change can ever depend on one that was lost.
+   * Default `true`: a resolved write is on disk.
+   */
+  durable?: boolean;
+}
+
+/** Tells other processes about `topic` from inside the transaction `db` (PostgreSQL NOTIFY). */
+export type Broadcaster = (db: Kysely<DB>, topic: string, payload: unknown) => Promise<void>;
+
+// Compiled once: three of these statements wrap every unit, and building them through the
+// query builder cost more than running them.
+const SAVEPOINT = CompiledQuery.raw('savepoint unit');
+const RELEASE = CompiledQuery.raw('release savepoint unit');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint unit');
 
 interface Pending {
   unit: WriteUnit<unknown>;
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -44,17 +84,25 @@ export class WriteQueue {
   #closed = false;
   readonly #runTransaction: TransactionRunner;
   readonly #signals: EventEmitter;
+  readonly #broadcast: Broadcaster | null;
+  readonly #memo = new Map<string, unknown>();
 
-  constructor(runTransaction: TransactionRunner, signals: EventEmitter) {
+  constructor(
+    runTransaction: TransactionRunner,
+    signals: EventEmitter,
+    broadcast: Broadcaster | null = null,
+  ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
+    this.#broadcast = broadcast;
   }
 
   /** Queues a unit; resolves with its result after its transaction commits. */
-  submit<T>(unit: WriteUnit<T>): Promise<T> {
+  submit<T>(unit: WriteUnit<T>, options: WriteOptions = {}): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ unit, resolve: resolve as (v: unknown) => void, reject });
+      const durable = options.durable ?? true;
+      this.#pending.push({ unit, durable, resolve: resolve as (v: unknown) => void, reject });
       this.#schedule();
     });
   }
@@ -94,25 +142,35 @@ export class WriteQueue {
   async #commit(batch: Pending[]): Promise<void> {
     const outcomes: { ok: boolean; value: unknown; after: (() => void)[] }[] = [];
     try {
-      await this.#runTransaction(async (db) => {
-        for (const item of batch) {
-          const after: (() => void)[] = [];
-          await sql`savepoint unit`.execute(db);
-          try {
-            const value = await item.unit({
-              db,
-              afterCommit: (fn) => after.push(fn),
-              publish: (topic, payload) => after.push(() => this.#signals.emit(topic, payload)),
-            });
-            await sql`release savepoint unit`.execute(db);
-            outcomes.push({ ok: true, value, after });
-          } catch (error) {
-            await sql`rollback to savepoint unit`.execute(db);
-            await sql`release savepoint unit`.execute(db);
-            outcomes.push({ ok: false, value: error, after: [] });
+      await this.#runTransaction(
+        async (db) => {
+          for (const item of batch) {
+            const after: (() => void)[] = [];
+            const publish = (topic: string, payload: unknown) =>
+              after.push(() => this.#signals.emit(topic, payload));
+            await db.executeQuery(SAVEPOINT);
+            try {
+              const value = await item.unit({
+                db,
+                afterCommit: (fn) => after.push(fn),
+                publish,
+                broadcast: async (topic, payload) => {
+                  await this.#broadcast?.(db, topic, payload);
+                  publish(topic, payload);
+                },
+                memo: this.#memo,
+              });
+              await db.executeQuery(RELEASE);
+              outcomes.push({ ok: true, value, after });
+            } catch (error) {
+              await db.executeQuery(ROLLBACK_TO);
+              await db.executeQuery(RELEASE);
+              outcomes.push({ ok: false, value: error, after: [] });
+            }
           }
-        }
-      });
+        },
+        batch.some((item) => item.durable),
+      );
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;

@@ -4,7 +4,12 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
-import { findMessageById, findRecipient, updateRecipient } from '../store/repos/messages.ts';
+import {
+  findMessagesByIds,
+  findRecipient,
+  updateRecipient,
+  type MessageRow,
+} from '../store/repos/messages.ts';
 import {
   claimOutbound,
   deleteOutbound,
@@ -89,8 +94,7 @@ export class MessageDispatcher {
     await this.#pump.stop();
   }
 
-  async #submit(row: OutboundQueueRow): Promise<Outcome> {
-    const message = await findMessageById(this.#store.db, row.message_id);
+  async #submit(row: OutboundQueueRow, message: MessageRow | undefined): Promise<Outcome> {
     if (!message) return { kind: 'gone' };
     const submission: Submission = {
       messageId: message.id,
@@ -113,16 +117,24 @@ export class MessageDispatcher {
 
   async #round() {
     const now = this.#clock.now();
-    const claimed = await this.#store.write((tx) =>
-      claimOutbound(tx.db, this.#store.capabilities, now, BATCH, LEASE_MS),
+    // A lease lost in a crash is only taken again: no need to wait for the disk.
+    const claimed = await this.#store.write(
+      (tx) => claimOutbound(tx.db, this.#store.capabilities, now, BATCH, LEASE_MS),
+      { durable: false },
     );
     if (claimed.length > 0) {
+      // One read for the whole round: a query per row was most of the dispatcher's cost.
+      const messages = new Map(
+        (
+          await findMessagesByIds(this.#store.db, [...new Set(claimed.map((r) => r.message_id))])
+        ).map((m) => [m.id, m]),
+      );
       const byMode = (mode: Mode) => claimed.filter((r) => r.mode === mode);
       const settled: [OutboundQueueRow, Outcome][] = [];
       for (const mode of ['test', 'live'] as const) {
         const rows = byMode(mode);
         const outcomes = await mapWindowed(rows, this.#carriers[mode].window, (r) =>
-          this.#submit(r),
+          this.#submit(r, messages.get(r.message_id)),
         );
         rows.forEach((r, i) => settled.push([r, outcomes[i]!]));
       }
@@ -141,9 +153,8 @@ export class MessageDispatcher {
             continue;
           }
           await deleteOutbound(tx.db, row.message_id, row.phone);
-          const recipient = await findRecipient(tx.db, row.message_id, row.phone);
-          if (!recipient) continue;
           if (outcome.kind === 'accepted') {
+            // Recording the reference needs no read first: a recipient that is gone updates nothing.
             await updateRecipient(
               tx.db,
               row.message_id,
@@ -151,7 +162,11 @@ export class MessageDispatcher {
               { carrier_ref: outcome.carrierRef },
               now,
             );
-          } else if (outcome.kind === 'rejected') {
+            continue;
+          }
+          const recipient = await findRecipient(tx.db, row.message_id, row.phone);
+          if (!recipient) continue;
+          if (outcome.kind === 'rejected') {
             await transitionRecipient(tx, recipient, 'failed', outcome.error.reason, deps);
           } else if (outcome.kind === 'transient') {
             await transitionRecipient(tx, recipient, 'failed', 'unreachable', deps);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { authenticateApiKey } from '../../commands/authenticate-api-key.ts';
+import { ApiKeyCache } from '../../commands/api-key-cache.ts';
 import { touchApiKey } from '../../store/repos/api-keys.ts';
 import { RateLimiter } from './rate-limit.ts';
 
@@ -16,11 +16,13 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
   const { store, config, clock } = app.deps;
   const limiter = new RateLimiter(config.rateLimit);
   const touched = new Map<string, number>();
+  const keys = new ApiKeyCache(store);
+  app.addHook('onClose', async () => keys.close());
   app.decorateRequest('principal', null);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config.public || !request.url.startsWith('/v1')) return;
-    const principal = await authenticateApiKey(store.db, request.headers.authorization);
+    const principal = await keys.authenticate(request.headers.authorization);
     request.principal = principal;
     const now = clock.now();
     if ((touched.get(principal.keyId) ?? 0) <= now - TOUCH_INTERVAL_MS) {

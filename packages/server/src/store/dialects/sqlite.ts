@@ -13,15 +13,15 @@ const STATEMENT_CACHE_SIZE = 500;
  */
 export function openSqlite(
   path: string,
-  options: { readOnly?: boolean; durability: SqliteDurability },
+  options: { readOnly?: boolean; durability: SqliteDurability; autoCheckpoint?: boolean },
 ): DatabaseSync {
   const db = new DatabaseSync(path, { readOnly: options.readOnly ?? false });
   db.exec('PRAGMA busy_timeout = 10000');
   if (!options.readOnly) {
     db.exec('PRAGMA journal_mode = WAL');
-    // Checkpoints run from the writer after commits; a smaller threshold keeps
-    // each one short so it never stalls the event loop for long.
-    db.exec('PRAGMA wal_autocheckpoint = 1000');
+    // A server checkpoints from another thread (sqlite-checkpointer.ts); short-lived
+    // processes such as the CLI let the writer checkpoint after its commits.
+    db.exec(`PRAGMA wal_autocheckpoint = ${options.autoCheckpoint === false ? 0 : 1000}`);
   }
   db.exec(`PRAGMA synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
   db.exec('PRAGMA foreign_keys = ON');

@@ -35,6 +35,12 @@ export function findMessageById(db: Kysely<DB>, id: string): Promise<MessageRow 
   return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Several messages by id alone, in no particular order (workers, for a whole batch at once). */
+export function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
+}
+
 /** The recipients of a message in a stable order. */
 export function listRecipients(db: Kysely<DB>, messageId: string): Promise<RecipientRow[]> {
   return db

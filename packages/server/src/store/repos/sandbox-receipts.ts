@@ -4,12 +4,20 @@ import type { DB, SandboxReceiptsTable } from '../schema.ts';
 
 export type SandboxReceiptRow = Selectable<SandboxReceiptsTable>;
 
+/** Rows per insert statement: 6 parameters each stays far below either engine's limit. */
+const INSERT_CHUNK = 1000;
+
 /** Schedules receipts the sandbox carrier will report. */
 export async function insertSandboxReceipts(
   db: Kysely<DB>,
   rows: SandboxReceiptRow[],
 ): Promise<void> {
-  if (rows.length > 0) await db.insertInto('sandbox_receipts').values(rows).execute();
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await db
+      .insertInto('sandbox_receipts')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
+  }
 }
 
 /** Claims up to `limit` due receipts for `leaseMs` (see claimOutbound for the locking). */
@@ -39,9 +47,19 @@ export function claimSandboxReceipts(
     .execute();
 }
 
-/** Forgets a reported receipt. */
-export async function deleteSandboxReceipt(db: Kysely<DB>, id: string): Promise<void> {
-  await db.deleteFrom('sandbox_receipts').where('id', '=', id).execute();
+/** Forgets reported receipts. */
+export async function deleteSandboxReceipts(db: Kysely<DB>, ids: string[]): Promise<void> {
+  if (ids.length > 0) await db.deleteFrom('sandbox_receipts').where('id', 'in', ids).execute();
+}
+
+/** Gives up the lease on receipts, so the next round may report them again. */
+export async function releaseSandboxReceipts(db: Kysely<DB>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('sandbox_receipts')
+    .set({ locked_until: 0 })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** The earliest due time of a pending receipt, or null. */

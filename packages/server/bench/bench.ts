@@ -1,0 +1,305 @@
+// `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000]`
+// Starts the real service from a fresh data directory, loads it from wrk (a separate
+// process), measures the reference (reference-server.ts, reference-webhook-loop.ts) in the
+// same run, and prints a table with the ratios. Writes bench-results/<run>.json and an SVG
+// chart of the latency distributions. Talks to 127.0.0.1 only; bounded to a few minutes.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { randomBase62 } from '../src/lib/ids.ts';
+import { openStore, type Store } from '../src/store/store.ts';
+import { api, drainRate, pushLatency, webhookLatency } from './lib/probes.ts';
+import { peakRssMb, runCli, startReceiver, startReference, startService } from './lib/processes.ts';
+import { fmt, latencyChart, markdown } from './lib/report.ts';
+import { summarize } from './lib/summary.ts';
+import { seedConversations, seedEvents, seedMessages, type SeedScope } from './lib/seed.ts';
+import { haveWrk, percentilesOf, runWrk } from './lib/wrk.ts';
+
+const { values } = parseArgs({
+  options: {
+    postgres: { type: 'boolean', default: false },
+    seconds: { type: 'string', default: '10' },
+    messages: { type: 'string', default: '1000000' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const MESSAGES = Number(values.messages);
+const CONNECTIONS = 64;
+const FANOUT_ENDPOINTS = 4;
+const FANOUT_EVENTS = 5000;
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+
+if (!haveWrk()) {
+  log('wrk is not installed: apt-get install -y wrk');
+  process.exit(2);
+}
+
+/** Where this run stores data: a temporary directory, and a new PostgreSQL database with --postgres. */
+async function storage(): Promise<{
+  dataDir: string;
+  databaseUrl: string | null;
+  drop(): Promise<void>;
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
+  if (!values.postgres)
+    return {
+      dataDir,
+      databaseUrl: null,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  const admin = process.env.SWITCHBOARD_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const name = `sb_bench_${randomBase62(10).toLowerCase()}`;
+  const adminQuery = async (text: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(text).finally(() => client.end());
+  };
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    dataDir,
+    databaseUrl: url.toString(),
+    drop: async () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
+
+function machine() {
+  const cpuModel =
+    /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model;
+  return {
+    cpus: cpus().length,
+    cpuModel,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: loadavg().map((l) => Number(l.toFixed(2))),
+    date: new Date().toISOString(),
+  };
+}
+
+/** Counts the messages still on their way to the carrier or its receipts. */
+async function undelivered(store: Store): Promise<number> {
+  const row = await store.db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', 'in', ['queued', 'sent'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+const info = machine();
+const engine = values.postgres ? 'postgres' : 'sqlite';
+log(`${engine}, ${info.cpus} × ${info.cpuModel}, load ${info.loadAverageAtStart.join(' ')}`);
+const place = await storage();
+const env: Record<string, string> = {
+  SWITCHBOARD_DATA_DIR: place.dataDir,
+  ...(place.databaseUrl ? { DATABASE_URL: place.databaseUrl } : {}),
+  SWITCHBOARD_LOG_LEVEL: 'warn',
+  // The default 100 requests/s per key is a product limit, not a capacity: lifted for the load.
+  SWITCHBOARD_RATE_LIMIT: '1000000',
+  SWITCHBOARD_SANDBOX_DELAY_MS: '0',
+  SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1',
+};
+const results: Record<string, unknown> = {
+  machine: info,
+  engine,
+  seconds: SECONDS,
+  connections: CONNECTIONS,
+};
+const WARM_UP = 2;
+const post = (url: string, pid: number, key: string, from: string) =>
+  runWrk({
+    url,
+    script: 'post.lua',
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    serverPid: pid,
+    env: { BENCH_KEY: key, BENCH_FROM: from },
+    warmUp: WARM_UP,
+  });
+const get = (url: string, pid: number, key: string, ids: string[]) => {
+  const file = join(place.dataDir, 'ids.txt');
+  writeFileSync(file, `${ids.join('\n')}\n`);
+  return runWrk({
+    url,
+    script: 'get.lua',
+    seconds: SECONDS,
+    connections: CONNECTIONS,
+    serverPid: pid,
+    env: { BENCH_KEY: key, BENCH_IDS: file },
+    warmUp: WARM_UP,
+  });
+};
+
+let store: Store | null = null;
+const receiver = await startReceiver();
+try {
+  log('reference server: POST, durable group commit');
+  const refDir = join(place.dataDir, 'reference');
+  mkdirSync(refDir);
+  const reference = await startReference(refDir, place.databaseUrl);
+  const refPost = await post(reference.url, reference.pid, '', '+15005550100');
+  await reference.stop();
+
+  const account = await runCli(['accounts', 'create', '--name', 'Bench'], env);
+  const key = (await runCli(['keys', 'create', '--account', account.id, '--mode', 'test'], env))
+    .secret as string;
+  const login = { email: 'bench@example.com', password: 'bench-password-1' };
+  await runCli(
+    [
+      'users',
+      'create',
+      '--account',
+      account.id,
+      '--email',
+      login.email,
+      '--password',
+      login.password,
+    ],
+    env,
+  );
+  const scope: SeedScope = { accountId: account.id, mode: 'test', from: account.testNumbers[0] };
+  store = await openStore({
+    dataDir: place.dataDir,
+    databaseUrl: place.databaseUrl,
+    durability: 'normal',
+  });
+  const threads = await seedConversations(store, scope);
+  const ids10k = await seedMessages(store, scope, threads, 10_000);
+
+  let service = await startService(env);
+  log('GET /v1/messages/{id} on 10 k messages');
+  const get10k = await get(service.url, service.pid, key, ids10k);
+  log(`POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s`);
+  const sbPost = await post(service.url, service.pid, key, scope.from);
+  const drainStarted = performance.now();
+  while ((await undelivered(store)) > 0 && performance.now() - drainStarted < 180_000) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const drainSeconds = (performance.now() - drainStarted) / 1000;
+  log(`backlog delivered ${fmt(drainSeconds, ' s', 1)} after the load`);
+
+  const call = api(service.url, key);
+  await call('POST', '/v1/webhook_endpoints', {
+    url: `${receiver.url}/latency`,
+    events: ['message.delivered'],
+  });
+  log('POST → message.delivered webhook, 200/s');
+  const toWebhook = await webhookLatency({
+    url: service.url,
+    key,
+    from: scope.from,
+    receiver,
+    count: 1000,
+    perSecond: 200,
+  });
+  log('POST → inbox WebSocket push, 100/s');
+  const toPush = await pushLatency({
+    url: service.url,
+    key,
+    from: scope.from,
+    ...login,
+    count: 500,
+    perSecond: 100,
+  });
+
+  for (let i = 0; i < FANOUT_ENDPOINTS; i++) {
+    await call('POST', '/v1/webhook_endpoints', {
+      url: `${receiver.url}/fanout/${i}`,
+      events: ['message.received'],
+    });
+  }
+  await receiver.stats(true);
+  log(`webhook fan-out: ${FANOUT_EVENTS} events × ${FANOUT_ENDPOINTS} endpoints`);
+  await seedEvents(store, scope, FANOUT_EVENTS);
+  const fanOut = await drainRate(receiver, FANOUT_EVENTS * FANOUT_ENDPOINTS, 120_000);
+  const rss1 = peakRssMb(service.pid);
+  await service.stop();
+
+  await receiver.stats(true);
+  log('reference webhook loop: signed POSTs, same receiver, same concurrency');
+  const loop = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, 'reference-webhook-loop.ts'),
+      receiver.url,
+      String(FANOUT_EVENTS * FANOUT_ENDPOINTS),
+      String(FANOUT_ENDPOINTS * 10),
+      String(FANOUT_ENDPOINTS),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let loopOut = '';
+  loop.stdout.on('data', (d: Buffer) => (loopOut += d));
+  await new Promise((r) => loop.on('close', r));
+  const refLoop = JSON.parse(loopOut) as { perSecond: number; errors: number };
+
+  log(`seeding to ${MESSAGES.toLocaleString('en-US')} messages`);
+  const seedStarted = performance.now();
+  const ids1m = await seedMessages(store, scope, threads, MESSAGES - 10_000);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  log(`seeded in ${fmt(seedSeconds, ' s', 1)}`);
+  service = await startService(env);
+  log(`GET /v1/messages/{id} on ${MESSAGES.toLocaleString('en-US')} messages`);
+  const get1m = await get(service.url, service.pid, key, ids1m);
+  const rss = Math.max(rss1, peakRssMb(service.pid));
+  await service.stop();
+
+  const measured = {
+    connections: CONNECTIONS,
+    messages: MESSAGES,
+    endpoints: FANOUT_ENDPOINTS,
+    refPost,
+    sbPost,
+    get10k,
+    get1m,
+    fanOut,
+    refLoop,
+    toWebhook,
+    toPush,
+    rss,
+    drainSeconds,
+    seedSeconds,
+  };
+  const { rows, targets, series } = summarize(measured);
+  const table = markdown(rows, targets);
+  process.stdout.write(`\n${table}\n\n`);
+
+  Object.assign(results, {
+    refPost,
+    sbPost,
+    get10k,
+    get1m,
+    fanOut,
+    refLoop,
+    toWebhook: { percentiles: percentilesOf(toWebhook.latencies), missing: toWebhook.missing },
+    toPush: { percentiles: percentilesOf(toPush.latencies), missing: toPush.missing },
+    rssMb: rss,
+    drainSeconds,
+    seedSeconds,
+    rows,
+    targets,
+    table,
+  });
+  const outDir = join(ROOT, 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  const stem = `${info.date.replaceAll(':', '-').slice(0, 19)}-${engine}`;
+  writeFileSync(join(outDir, `${stem}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  const chart = latencyChart(
+    `Switchboard latency distributions (${engine}, ${info.date.slice(0, 10)})`,
+    series,
+  );
+  writeFileSync(join(outDir, `${stem}-latency.svg`), chart);
+  log(`wrote bench-results/${stem}.json and ${stem}-latency.svg`);
+} finally {
+  await store?.close();
+  await receiver.stop();
+  await place.drop();
+}

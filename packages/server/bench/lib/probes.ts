@@ -1,0 +1,159 @@
+// End-to-end latencies measured from the orchestrator: POST → the message.delivered webhook
+// (at the receiver process) and POST → the inbox WebSocket push, at a steady, moderate rate.
+import { setTimeout as sleep } from 'node:timers/promises';
+import WebSocket from 'ws';
+import type { Receiver } from './processes.ts';
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** A small JSON client for the service's API. */
+export function api(url: string, key: string) {
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300)
+      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** Sends `count` messages at `perSecond`, each to its own recipient, and returns when each was sent. */
+async function paced(
+  count: number,
+  perSecond: number,
+  send: (i: number) => Promise<string>,
+  sentAt: Map<string, number>,
+): Promise<void> {
+  const started = now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const due = started + (i * 1000) / perSecond;
+    const wait = due - now();
+    if (wait >= 1) await sleep(wait);
+    const t0 = now();
+    inFlight.push(send(i).then((id) => void sentAt.set(id, t0)));
+  }
+  await Promise.all(inFlight);
+}
+
+/** Waits until `done()` or `timeoutMs`, polling every 50 ms. */
+async function until(done: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = now() + timeoutMs;
+  while (!done() && now() < deadline) await sleep(50);
+}
+
+/**
+ * POST → `message.delivered` webhook: with a zero sandbox delay and one endpoint
+ * subscribed, the time from sending the request to the receiver reading the event.
+ */
+export async function webhookLatency(options: {
+  url: string;
+  key: string;
+  from: string;
+  receiver: Receiver;
+  count: number;
+  perSecond: number;
+}): Promise<{ latencies: number[]; missing: number }> {
+  const sentAt = new Map<string, number>();
+  const arrived = new Map<string, number>();
+  options.receiver.onDelivered((id, at) => arrived.set(id, at));
+  const call = api(options.url, options.key);
+  await paced(
+    options.count,
+    options.perSecond,
+    async (i) =>
+      (
+        await call('POST', '/v1/messages', {
+          from: options.from,
+          to: `+1415888${String(i % 10_000).padStart(4, '0')}`,
+          body: `Latency probe ${i}`,
+        })
+      ).id as string,
+    sentAt,
+  );
+  await until(() => [...sentAt.keys()].every((id) => arrived.has(id)), 30_000);
+  const latencies = [...sentAt].flatMap(([id, t0]) =>
+    arrived.has(id) ? [arrived.get(id)! - t0] : [],
+  );
+  return { latencies, missing: sentAt.size - latencies.length };
+}
+
+/**
+ * POST → inbox push: signs in to the softphone, opens /app/ws with the session
+ * cookie, and times each send until its `message.created` push arrives.
+ */
+export async function pushLatency(options: {
+  url: string;
+  key: string;
+  from: string;
+  email: string;
+  password: string;
+  count: number;
+  perSecond: number;
+}): Promise<{ latencies: number[]; missing: number }> {
+  const login = await fetch(`${options.url}/app/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: options.email, password: options.password }),
+  });
+  if (login.status !== 200)
+    throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const socket = new WebSocket(`${options.url.replace('http', 'ws')}/app/ws?mode=test`, {
+    headers: { cookie },
+  });
+  const pushedAt = new Map<string, number>();
+  await new Promise<void>((resolve, reject) => {
+    socket.on('message', (data: Buffer) => {
+      const at = now();
+      const push = JSON.parse(data.toString('utf8')) as { type: string; message?: { id: string } };
+      if (push.type === 'hello') resolve();
+      if (push.type === 'message.created' && push.message) pushedAt.set(push.message.id, at);
+    });
+    socket.on('error', reject);
+  });
+  const sentAt = new Map<string, number>();
+  const call = api(options.url, options.key);
+  await paced(
+    options.count,
+    options.perSecond,
+    async (i) =>
+      (
+        await call('POST', '/v1/messages', {
+          from: options.from,
+          to: `+1415999${String(i % 10_000).padStart(4, '0')}`,
+          body: `Push probe ${i}`,
+        })
+      ).id as string,
+    sentAt,
+  );
+  await until(() => [...sentAt.keys()].every((id) => pushedAt.has(id)), 10_000);
+  socket.close();
+  const latencies = [...sentAt].flatMap(([id, t0]) =>
+    pushedAt.has(id) ? [pushedAt.get(id)! - t0] : [],
+  );
+  return { latencies, missing: sentAt.size - latencies.length };
+}
+
+/** Waits until the receiver has counted `expected` deliveries (or `timeoutMs`); returns deliveries/s. */
+export async function drainRate(
+  receiver: Receiver,
+  expected: number,
+  timeoutMs: number,
+): Promise<{ delivered: number; perSecond: number }> {
+  const deadline = now() + timeoutMs;
+  let stats = await receiver.stats();
+  while (stats.count < expected && now() < deadline) {
+    await sleep(100);
+    stats = await receiver.stats();
+  }
+  const span = ((stats.lastAt ?? 0) - (stats.firstAt ?? 0)) / 1000;
+  return { delivered: stats.count, perSecond: span > 0 ? (stats.count - 1) / span : 0 };
+}

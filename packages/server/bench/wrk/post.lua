@@ -1,0 +1,19 @@
+-- POST /v1/messages, one-to-one: each request a new message to one of 1000 recipients.
+-- Environment: BENCH_KEY (API key, empty for the reference), BENCH_FROM (the sending number).
+package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
+local report = require('report')
+
+wrk.method = 'POST'
+wrk.headers['Content-Type'] = 'application/json'
+local key = os.getenv('BENCH_KEY') or ''
+if key ~= '' then wrk.headers['Authorization'] = 'Bearer ' .. key end
+local from = os.getenv('BENCH_FROM') or '+15005550100'
+local n = 0
+
+function request()
+  n = n + 1
+  local body = string.format('{"from":"%s","to":"+1415555%04d","body":"Your code is %06d"}', from, n % 1000, n)
+  return wrk.format(nil, '/v1/messages', nil, body)
+end
+
+done = report.done
