@@ -9,6 +9,7 @@ import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts'
 import { openSqlite, sqliteDialect, type SqliteDurability } from './dialects/sqlite.ts';
 import { openPostgresPool, postgresDialect } from './dialects/postgres.ts';
 import { followNotifications, INVALIDATION_CHANNEL } from './dialects/postgres-notifications.ts';
+import { listenForSignals, newOrigin, relaySignals } from './dialects/postgres-signal-relay.ts';
 import { startCheckpointer, type Checkpointer } from './dialects/sqlite-checkpointer.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { DB } from './schema.ts';
@@ -135,6 +136,11 @@ function openPostgresStore(databaseUrl: string): Opened {
   const pool: pg.Pool = openPostgresPool(databaseUrl);
   const db = new Kysely<DB>({ dialect: postgresDialect(pool) });
   const signals = new EventEmitter();
+  // Several instances may share this database: each hears the others' committed signals.
+  const origin = newOrigin();
+  const relay = listenForSignals(databaseUrl, origin, (topic, payload) =>
+    signals.emit(topic, payload),
+  );
   const queue = new WriteQueue(
     (body, durable) =>
       db.transaction().execute(async (tx) => {
@@ -147,6 +153,7 @@ function openPostgresStore(databaseUrl: string): Opened {
       const message = JSON.stringify({ topic, payload });
       await sql`select pg_notify(${INVALIDATION_CHANNEL}, ${message})`.execute(tx);
     },
+    (tx, batch) => relaySignals(tx, origin, batch),
   );
   const notifications = followNotifications(databaseUrl);
   const store: Store = {
@@ -159,6 +166,7 @@ function openPostgresStore(databaseUrl: string): Opened {
     async close() {
       await queue.close();
       await notifications.close();
+      await relay.close();
       await db.destroy();
     },
   };

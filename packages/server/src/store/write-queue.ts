@@ -51,6 +51,16 @@ export interface WriteOptions {
 /** Tells other processes about `topic` from inside the transaction `db` (PostgreSQL NOTIFY). */
 export type Broadcaster = (db: Kysely<DB>, topic: string, payload: unknown) => Promise<void>;
 
+/**
+ * Hands every signal the committed units published to other processes, from
+ * inside the transaction (PostgreSQL), so instances sharing a database wake
+ * their workers and push to their clients as if the change were their own.
+ */
+export type SignalRelay = (
+  db: Kysely<DB>,
+  signals: { topic: string; payload: unknown }[],
+) => Promise<void>;
+
 // Compiled once: three of these statements wrap every unit, and building them through the
 // query builder cost more than running them.
 const SAVEPOINT = CompiledQuery.raw('savepoint unit');
@@ -85,16 +95,19 @@ export class WriteQueue {
   readonly #runTransaction: TransactionRunner;
   readonly #signals: EventEmitter;
   readonly #broadcast: Broadcaster | null;
+  readonly #relay: SignalRelay | null;
   readonly #memo = new Map<string, unknown>();
 
   constructor(
     runTransaction: TransactionRunner,
     signals: EventEmitter,
     broadcast: Broadcaster | null = null,
+    relay: SignalRelay | null = null,
   ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
     this.#broadcast = broadcast;
+    this.#relay = relay;
   }
 
   /** Queues a unit; resolves with its result after its transaction commits. */
@@ -144,10 +157,14 @@ export class WriteQueue {
     try {
       await this.#runTransaction(
         async (db) => {
+          const relayed: { topic: string; payload: unknown }[] = [];
           for (const item of batch) {
             const after: (() => void)[] = [];
-            const publish = (topic: string, payload: unknown) =>
+            const published: { topic: string; payload: unknown }[] = [];
+            const publish = (topic: string, payload: unknown) => {
+              published.push({ topic, payload });
               after.push(() => this.#signals.emit(topic, payload));
+            };
             await db.executeQuery(SAVEPOINT);
             try {
               const value = await item.unit({
@@ -161,6 +178,7 @@ export class WriteQueue {
                 memo: this.#memo,
               });
               await db.executeQuery(RELEASE);
+              relayed.push(...published);
               outcomes.push({ ok: true, value, after });
             } catch (error) {
               await db.executeQuery(ROLLBACK_TO);
@@ -168,6 +186,7 @@ export class WriteQueue {
               outcomes.push({ ok: false, value: error, after: [] });
             }
           }
+          if (this.#relay && relayed.length > 0) await this.#relay(db, relayed);
         },
         batch.some((item) => item.durable),
       );
