@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiled } from '../compiled.ts';
 import type { ConversationParticipantsTable, ConversationsTable, DB, Mode } from '../schema.ts';
 
 export type ConversationRow = Selectable<ConversationsTable>;
@@ -20,22 +21,27 @@ export function findConversation(
     .executeTakeFirst();
 }
 
+// Compiled once: every one-to-one send looks its thread up (see store/compiled.ts).
+const selectDirectConversation = compiled(
+  (db: Kysely<DB>, accountId: string, mode: Mode, accountPhone: string, peerPhone: string) =>
+    db
+      .selectFrom('conversations')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('mode', '=', mode)
+      .where('account_phone', '=', accountPhone)
+      .where('peer_phone', '=', peerPhone),
+);
+
 /** The direct thread between an account number and another number, if it exists. */
-export function findDirectConversation(
+export async function findDirectConversation(
   db: Kysely<DB>,
   accountId: string,
   mode: Mode,
   accountPhone: string,
   peerPhone: string,
 ): Promise<ConversationRow | undefined> {
-  return db
-    .selectFrom('conversations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
-    .where('account_phone', '=', accountPhone)
-    .where('peer_phone', '=', peerPhone)
-    .executeTakeFirst();
+  return (await selectDirectConversation(db, accountId, mode, accountPhone, peerPhone))[0];
 }
 
 /**
@@ -55,6 +61,17 @@ export async function insertConversationIfAbsent(
     .execute();
 }
 
+// Compiled once each: every send and every inbound message moves its thread up.
+const touchRead = compiled((db: Kysely<DB>, id: string, at: number) =>
+  db.updateTable('conversations').set({ last_message_at: at }).where('id', '=', id),
+);
+const touchUnread = compiled((db: Kysely<DB>, id: string, at: number) =>
+  db
+    .updateTable('conversations')
+    .set((eb) => ({ last_message_at: at, unread_count: eb('unread_count', '+', 1) }))
+    .where('id', '=', id),
+);
+
 /** Moves a conversation to the top of the inbox; inbound messages also count as unread. */
 export async function touchConversation(
   db: Kysely<DB>,
@@ -62,14 +79,7 @@ export async function touchConversation(
   at: number,
   unread: boolean,
 ): Promise<void> {
-  await db
-    .updateTable('conversations')
-    .set((eb) => ({
-      last_message_at: at,
-      unread_count: unread ? eb('unread_count', '+', 1) : eb.ref('unread_count'),
-    }))
-    .where('id', '=', id)
-    .execute();
+  await (unread ? touchUnread : touchRead)(db, id, at);
 }
 
 /** Participants of a conversation, active ones only unless `all`. */

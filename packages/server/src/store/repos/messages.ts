@@ -1,17 +1,48 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledInsert } from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
 
+// Compiled once: every send runs these (see store/compiled.ts).
+const insertMessageRow = compiledInsert('messages', {
+  id: true,
+  account_id: true,
+  mode: true,
+  conversation_id: true,
+  direction: true,
+  from_phone: true,
+  to_json: true,
+  is_group: true,
+  body: true,
+  media_json: true,
+  segments: true,
+  status: true,
+  failure_reason: true,
+  sender_name: true,
+  contact_id: true,
+  created_at: true,
+  updated_at: true,
+});
+const insertRecipientRow = compiledInsert('message_recipients', {
+  message_id: true,
+  phone: true,
+  status: true,
+  failure_reason: true,
+  carrier_ref: true,
+  updated_at: true,
+});
+
 /** Inserts a message. */
 export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {
-  await db.insertInto('messages').values(row).execute();
+  await insertMessageRow(db, row);
 }
 
-/** Inserts the recipients of an outbound message. */
+/** Inserts the recipients of an outbound message (all of them in one statement). */
 export async function insertRecipients(db: Kysely<DB>, rows: RecipientRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('message_recipients').values(rows).execute();
+  if (rows.length === 1) await insertRecipientRow(db, rows[0]!);
+  else if (rows.length > 1) await db.insertInto('message_recipients').values(rows).execute();
 }
 
 /** One message within its account and mode. */

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiled } from '../compiled.ts';
 import type { DB, Mode, OptOutsTable } from '../schema.ts';
 
 export type OptOutRow = Selectable<OptOutsTable>;
@@ -20,6 +21,16 @@ export async function isOptedOut(
   return row !== undefined;
 }
 
+// Compiled once: every one-to-one send checks its one recipient (see store/compiled.ts).
+const selectOptOut = compiled((db: Kysely<DB>, accountId: string, mode: Mode, phone: string) =>
+  db
+    .selectFrom('opt_outs')
+    .select('phone')
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('phone', '=', phone),
+);
+
 /** The opted-out numbers among `phones`. */
 export async function optedOutAmong(
   db: Kysely<DB>,
@@ -28,6 +39,9 @@ export async function optedOutAmong(
   phones: string[],
 ): Promise<Set<string>> {
   if (phones.length === 0) return new Set();
+  if (phones.length === 1) {
+    return new Set((await selectOptOut(db, accountId, mode, phones[0]!)).map((r) => r.phone));
+  }
   const rows = await db
     .selectFrom('opt_outs')
     .select('phone')

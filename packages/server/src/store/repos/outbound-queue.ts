@@ -1,12 +1,25 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Capabilities } from '../capabilities.ts';
+import { compiledInsert } from '../compiled.ts';
 import type { DB, OutboundQueueTable } from '../schema.ts';
 
 export type OutboundQueueRow = Selectable<OutboundQueueTable>;
 
+// Compiled once: every one-to-one send runs it (see store/compiled.ts).
+const insertOutboundRow = compiledInsert('outbound_queue', {
+  message_id: true,
+  phone: true,
+  mode: true,
+  run_at: true,
+  attempts: true,
+  locked_until: true,
+  last_error: true,
+});
+
 /** Queues submissions for the carrier. */
 export async function enqueueOutbound(db: Kysely<DB>, rows: OutboundQueueRow[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('outbound_queue').values(rows).execute();
+  if (rows.length === 1) await insertOutboundRow(db, rows[0]!);
+  else if (rows.length > 1) await db.insertInto('outbound_queue').values(rows).execute();
 }
 
 /**
