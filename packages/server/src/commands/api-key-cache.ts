@@ -19,10 +19,11 @@ const MAX_ENTRIES = 10_000;
  *   cache. On SQLite that is the writer's `PRAGMA data_version` (about 1 µs, no
  *   table read), which moves on any other process's commit, so the CLI revoking a
  *   key is seen by the next request.
- * On PostgreSQL the cache is not used: a NOTIFY from the revoking transaction
- * reaches other instances only after its commit, so one of them could still
- * serve a request with the revoked key in that gap. Immediate revocation on
- * every instance is the promise; the indexed lookup is its price there.
+ * On PostgreSQL `foreignChanges()` moves on every call, so every request looks
+ * the key up: a NOTIFY from the revoking transaction would reach other
+ * instances only after its commit, leaving a gap in which one of them still
+ * served the revoked key. Immediate revocation is the promise; the indexed
+ * lookup is its price there.
  * The lookup it saves was the single most frequent query of the service.
  */
 export class ApiKeyCache {
@@ -45,9 +46,7 @@ export class ApiKeyCache {
   async authenticate(authorization: string | undefined): Promise<ApiKeyPrincipal> {
     const secret = bearerToken(authorization);
     const mode = secret ? parseKeyMode(secret) : null;
-    if (!secret || !mode || !this.#store.capabilities.singleWriter) {
-      return authenticateApiKey(this.#store.db, authorization);
-    }
+    if (!secret || !mode) return authenticateApiKey(this.#store.db, authorization);
     const version = this.#store.foreignChanges();
     if (version !== this.#version) {
       this.#entries.clear();

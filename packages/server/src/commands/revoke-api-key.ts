@@ -5,8 +5,8 @@ import type { CommandDeps } from './context.ts';
 
 /**
  * Revokes a key. Authentication caches valid keys (api-key-cache.ts); the
- * broadcast drops the key from this process's cache after the commit and, on
- * PostgreSQL, NOTIFYs every other process from inside the transaction, so the
+ * published signal drops the key from this process's cache after the commit,
+ * and other processes see the commit through `store.foreignChanges()`, so the
  * next request with the key gets `401` wherever it lands.
  * `accountId`, when given, confines the revocation to that account.
  */
@@ -20,6 +20,6 @@ export async function revokeApiKey(
     throw new ApiError('not_found', `No such API key: '${input.keyId}'.`);
   }
   await markRevoked(tx.db, key.id, deps.clock.now());
-  await tx.broadcast('api_key.revoked', { id: key.id, keyHash: key.key_hash });
+  tx.publish('api_key.revoked', { id: key.id, keyHash: key.key_hash });
   return { id: key.id, revoked: true };
 }

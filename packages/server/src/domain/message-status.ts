@@ -1,15 +1,13 @@
-/** A message's (or a group participant's) delivery status, in order of progress. */
-export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+// The status and failure-reason vocabularies are part of the wire format, so they are
+// defined once in the SDK; the transitions between them are the server's rule, below.
+import {
+  FAILURE_REASONS,
+  MESSAGE_STATUSES,
+  type FailureReason,
+  type MessageStatus,
+} from '@switchboard/sdk/types';
 
-/** Why a message ended `failed`; carried as `failureReason` and in `message.failed`. */
-export const FAILURE_REASONS = [
-  'invalid_number',
-  'carrier_rejected',
-  'opted_out',
-  'unreachable',
-] as const;
-export type FailureReason = (typeof FAILURE_REASONS)[number];
+export { FAILURE_REASONS, MESSAGE_STATUSES, type FailureReason, type MessageStatus };
 
 // Forward moves only. queued -> delivered is allowed because carriers do not guarantee that
 // the "sent" report arrives before the delivery receipt.

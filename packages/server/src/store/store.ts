@@ -8,7 +8,6 @@ import type pg from 'pg';
 import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts';
 import { openSqlite, sqliteDialect, type SqliteDurability } from './dialects/sqlite.ts';
 import { openPostgresPool, postgresDialect } from './dialects/postgres.ts';
-import { followNotifications, INVALIDATION_CHANNEL } from './dialects/postgres-notifications.ts';
 import { listenForSignals, newOrigin, relaySignals } from './dialects/postgres-signal-relay.ts';
 import { startCheckpointer, type Checkpointer } from './dialects/sqlite-checkpointer.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -48,7 +47,9 @@ export interface Store {
    * A number that changes whenever another process may have committed something
    * this process caches (a revoked key): compare it before trusting a cache. SQLite:
    * the writer's `data_version`, which moves on every commit by another connection.
-   * PostgreSQL: moved by every `tx.broadcast` of any process (LISTEN/NOTIFY).
+   * PostgreSQL: another instance's commit is heard (NOTIFY) only after it, too
+   * late for "the very next request", so the number moves on every call and a
+   * cache keyed on it is never trusted.
    */
   foreignChanges(): number;
   /** Finishes queued writes and closes every connection. */
@@ -149,23 +150,18 @@ function openPostgresStore(databaseUrl: string): Opened {
         await body(tx);
       }),
     signals,
-    async (tx, topic, payload) => {
-      const message = JSON.stringify({ topic, payload });
-      await sql`select pg_notify(${INVALIDATION_CHANNEL}, ${message})`.execute(tx);
-    },
     (tx, batch) => relaySignals(tx, origin, batch),
   );
-  const notifications = followNotifications(databaseUrl);
+  let calls = 0;
   const store: Store = {
     engine: 'postgres',
     capabilities: CAPABILITIES.postgres,
     signals,
     db,
     write: (unit, options) => queue.submit(unit, options),
-    foreignChanges: () => notifications.version(),
+    foreignChanges: () => ++calls,
     async close() {
       await queue.close();
-      await notifications.close();
       await relay.close();
       await db.destroy();
     },

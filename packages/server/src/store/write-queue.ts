@@ -8,14 +8,11 @@ export interface WriteTx {
   db: Kysely<DB>;
   /** Runs `fn` once the transaction is durable (wake workers, push to clients). */
   afterCommit(fn: () => void): void;
-  /** Emits `topic` on the store's signals once the transaction is durable. */
-  publish(topic: string, payload: unknown): void;
   /**
-   * Publishes like `publish` and also tells every other process on the same
-   * storage, inside this transaction so only a commit is heard: PostgreSQL
-   * `NOTIFY`; on SQLite other processes notice the commit itself (`data_version`).
+   * Emits `topic` on the store's signals once the transaction is durable; on
+   * PostgreSQL also in every other process sharing the database (SignalRelay).
    */
-  broadcast(topic: string, payload: unknown): Promise<void>;
+  publish(topic: string, payload: unknown): void;
   /**
    * A cache that lives as long as the store, for facts that never change once
    * committed (which account holds a number). Fill it from `afterCommit`, so a
@@ -47,9 +44,6 @@ export interface WriteOptions {
    */
   durable?: boolean;
 }
-
-/** Tells other processes about `topic` from inside the transaction `db` (PostgreSQL NOTIFY). */
-export type Broadcaster = (db: Kysely<DB>, topic: string, payload: unknown) => Promise<void>;
 
 /**
  * Hands every signal the committed units published to other processes, from
@@ -94,19 +88,16 @@ export class WriteQueue {
   #closed = false;
   readonly #runTransaction: TransactionRunner;
   readonly #signals: EventEmitter;
-  readonly #broadcast: Broadcaster | null;
   readonly #relay: SignalRelay | null;
   readonly #memo = new Map<string, unknown>();
 
   constructor(
     runTransaction: TransactionRunner,
     signals: EventEmitter,
-    broadcast: Broadcaster | null = null,
     relay: SignalRelay | null = null,
   ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
-    this.#broadcast = broadcast;
     this.#relay = relay;
   }
 
@@ -171,10 +162,6 @@ export class WriteQueue {
                 db,
                 afterCommit: (fn) => after.push(fn),
                 publish,
-                broadcast: async (topic, payload) => {
-                  await this.#broadcast?.(db, topic, payload);
-                  publish(topic, payload);
-                },
                 memo: this.#memo,
               });
               await db.executeQuery(RELEASE);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { ApiClient } from '../support/http.ts';
-import { jsonOutput, runCli, startServe, type ServeProcess } from '../support/processes.ts';
+import { type ServeProcess, createAccountWithCli, startServe } from '../support/processes.ts';
 
 /** Sends in the burst, at most this many in flight: bounded, and enough to fill group commits. */
 const TOTAL = 2000;
@@ -35,16 +35,8 @@ for (const engine of ENGINES) {
     });
 
     test('every message acknowledged with 201 before the kill is there after a restart', async () => {
-      const created = await runCli(['accounts', 'create', '--name', 'Burst', '--json'], env);
-      assert.equal(created.code, 0, created.stderr);
-      const account = jsonOutput(created);
-      const keyed = await runCli(
-        ['keys', 'create', '--account', account.id, '--mode', 'test', '--json'],
-        env,
-      );
-      assert.equal(keyed.code, 0, keyed.stderr);
-      const key = jsonOutput(keyed).secret as string;
-      const from = account.testNumbers[0] as string;
+      const { key, testNumbers } = await createAccountWithCli(env, 'Burst');
+      const from = testNumbers[0]!;
 
       const first = await startServe(env);
       servers.push(first);

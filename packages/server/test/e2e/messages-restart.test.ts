@@ -6,7 +6,7 @@ import { openStore } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { ApiClient } from '../support/http.ts';
 import { waitFor } from '../support/messaging.ts';
-import { jsonOutput, runCli, startServe, type ServeProcess } from '../support/processes.ts';
+import { type ServeProcess, createAccountWithCli, startServe } from '../support/processes.ts';
 
 /** Long enough to kill the server between the steps, short enough to keep the test quick. */
 const DELAY_MS = 1000;
@@ -41,16 +41,9 @@ for (const engine of ENGINES) {
     }
 
     test('messages queued or sent when the server is SIGKILLed are delivered after a restart, each once', async () => {
-      const created = await runCli(['accounts', 'create', '--name', 'Crash test', '--json'], env);
-      assert.equal(created.code, 0, created.stderr);
-      const account = jsonOutput(created);
-      const keyed = await runCli(
-        ['keys', 'create', '--account', account.id, '--mode', 'test', '--json'],
-        env,
-      );
-      assert.equal(keyed.code, 0, keyed.stderr);
-      const key = jsonOutput(keyed).secret as string;
-      const from = account.testNumbers[0] as string;
+      const account = await createAccountWithCli(env, 'Crash test');
+      const { key } = account;
+      const from = account.testNumbers[0]!;
 
       const first = await serve();
       let client = new ApiClient(first.url, key);

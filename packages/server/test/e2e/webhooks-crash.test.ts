@@ -9,11 +9,10 @@ import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engin
 import { ApiClient } from '../support/http.ts';
 import { waitFor } from '../support/messaging.ts';
 import {
-  freePort,
-  jsonOutput,
-  runCli,
-  startServe,
   type ServeProcess,
+  createAccountWithCli,
+  freePort,
+  startServe,
 } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -41,15 +40,7 @@ for (const engine of ENGINES) {
         SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1',
         SWITCHBOARD_LOG_LEVEL: 'silent',
       };
-      const account = await runCli(['accounts', 'create', '--name', 'Crash', '--json'], env);
-      assert.equal(account.code, 0, account.stderr);
-      const accountId = jsonOutput(account).id as string;
-      const created = await runCli(
-        ['keys', 'create', '--account', accountId, '--mode', 'test', '--json'],
-        env,
-      );
-      assert.equal(created.code, 0, created.stderr);
-      key = jsonOutput(created).secret;
+      key = (await createAccountWithCli(env, 'Crash')).key;
     });
     after(async () => {
       // Every child is killed even when a test failed half-way.

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -150,4 +151,27 @@ export async function startServe(
   throw new Error(
     `switchboard serve did not become healthy on ${url} (exit ${JSON.stringify(exitedWith)}).\nstdout:\n${stdout}\nstderr:\n${stderr}`,
   );
+}
+
+/** An account and a test-mode key made with the CLI, as an operator would. */
+export interface CliAccount {
+  id: string;
+  testNumbers: string[];
+  key: string;
+}
+
+/** Runs `accounts create` and `keys create --mode test`, failing the test if either fails. */
+export async function createAccountWithCli(
+  env: Record<string, string>,
+  name: string,
+): Promise<CliAccount> {
+  const created = await runCli(['accounts', 'create', '--name', name, '--json'], env);
+  assert.equal(created.code, 0, created.stderr);
+  const account = jsonOutput(created);
+  const keyed = await runCli(
+    ['keys', 'create', '--account', account.id, '--mode', 'test', '--json'],
+    env,
+  );
+  assert.equal(keyed.code, 0, keyed.stderr);
+  return { id: account.id, testNumbers: account.testNumbers, key: jsonOutput(keyed).secret };
 }

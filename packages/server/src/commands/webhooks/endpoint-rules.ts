@@ -2,18 +2,19 @@ import { validationError } from '../../domain/errors.ts';
 import { EVENT_TYPES } from '../record-event.ts';
 import type { WebhookDeps } from '../context.ts';
 
+/** Checks that `type` is in the event catalog; a `422` names `param` otherwise. */
+export function checkEventType(type: string, param: string): string {
+  if (!(EVENT_TYPES as readonly string[]).includes(type)) {
+    throw validationError(param, `Unknown event type '${type}'. Known: ${EVENT_TYPES.join(', ')}.`);
+  }
+  return type;
+}
+
 /** Checks `events`: non-empty, each from the catalog, no repeats. Returns them. */
 export function checkEventTypes(events: string[]): string[] {
   if (events.length === 0)
     throw validationError('events', 'events must name at least one event type.');
-  events.forEach((type, i) => {
-    if (!(EVENT_TYPES as readonly string[]).includes(type)) {
-      throw validationError(
-        `events[${i}]`,
-        `Unknown event type '${type}'. Known: ${EVENT_TYPES.join(', ')}.`,
-      );
-    }
-  });
+  events.forEach((type, i) => checkEventType(type, `events[${i}]`));
   return [...new Set(events)];
 }
 

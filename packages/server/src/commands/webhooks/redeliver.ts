@@ -9,6 +9,7 @@ import { findWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
 import type { WriteTx } from '../../store/write-queue.ts';
 import type { Actor, CommandDeps, WebhookDeps } from '../context.ts';
 import { pendingDelivery } from '../record-event.ts';
+import { checkEventType } from './endpoint-rules.ts';
 
 async function requireEndpoint(tx: WriteTx, actor: Actor, endpointId: string) {
   const endpoint = await findWebhookEndpoint(tx.db, actor.accountId, actor.mode, endpointId);
@@ -139,6 +140,7 @@ export async function sendTestEvent(
   type: string,
   deps: WebhookDeps,
 ): Promise<string> {
+  checkEventType(type, 'type');
   await requireEndpoint(tx, actor, endpointId);
   const now = deps.clock.now();
   const eventId = newId('evt', now);
