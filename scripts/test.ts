@@ -1,7 +1,7 @@
 // `npm test`: every check the project promises, in order, stopping at the first failure.
 // Static checks first (fast), then the test suites on every storage engine.
 import { spawnSync } from 'node:child_process';
-import { globSync } from 'node:fs';
+import { existsSync, globSync } from 'node:fs';
 
 const steps: [string, string, string[]][] = [
   ['type-check', 'tsc', ['-p', 'tsconfig.json', '--noEmit']],
@@ -25,6 +25,15 @@ const files = only.length > 0 ? only : globSync('packages/*/test/**/*.test.ts').
 // The browser suites drive the softphone the server serves from packages/web/dist: build it
 // from the sources being tested, never test a stale bundle.
 if (files.some((file) => file.includes('packages/web/'))) {
+  // Said up front: a suite whose browser cannot start fails in its `before` and leaves its
+  // server open, so the run would wait instead of ending.
+  const chromium = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) {
+    process.stdout.write(
+      `\nThe browser suites need Chromium at ${chromium}: apt-get install -y chromium (or set SWITCHBOARD_CHROMIUM).\n`,
+    );
+    process.exit(1);
+  }
   process.stdout.write('\n> build the softphone\n');
   const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (build.status !== 0) {

@@ -1,5 +1,4 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import fastifyCookie from '@fastify/cookie';
 import { appApi } from './app-api/plugin.ts';
 import { attachRealtime } from './realtime/hub.ts';
 import { registerWebApp } from './http/web-app.ts';
@@ -79,7 +78,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookEndpointRoutes, { prefix: '/v1' });
   await app.register(sandboxRoutes, { prefix: '/v1' });
   await app.register(mcpRoutes, { prefix: '/v1' });
-  await app.register(fastifyCookie);
   await app.register(appApi, { prefix: '/app/api' });
   await registerWebApp(app);
   if (deps.config.roles.includes('realtime')) attachRealtime(app);

@@ -47,6 +47,37 @@ async function until(done: () => boolean, timeoutMs: number): Promise<void> {
 }
 
 /**
+ * Sends `count` messages at `perSecond` (recipient `to` + four digits, body `body` + a
+ * number) and times each until `arrivedAt` has its id, waiting at most `timeoutMs`.
+ */
+async function timeToArrival(
+  options: { url: string; key: string; from: string; count: number; perSecond: number },
+  arrivedAt: Map<string, number>,
+  probe: { to: string; body: string; timeoutMs: number },
+): Promise<{ latencies: number[]; missing: number }> {
+  const sentAt = new Map<string, number>();
+  const call = api(options.url, options.key);
+  await paced(
+    options.count,
+    options.perSecond,
+    async (i) =>
+      (
+        await call('POST', '/v1/messages', {
+          from: options.from,
+          to: `${probe.to}${String(i % 10_000).padStart(4, '0')}`,
+          body: `${probe.body} ${i}`,
+        })
+      ).id as string,
+    sentAt,
+  );
+  await until(() => [...sentAt.keys()].every((id) => arrivedAt.has(id)), probe.timeoutMs);
+  const latencies = [...sentAt].flatMap(([id, t0]) =>
+    arrivedAt.has(id) ? [arrivedAt.get(id)! - t0] : [],
+  );
+  return { latencies, missing: sentAt.size - latencies.length };
+}
+
+/**
  * POST → `message.delivered` webhook: with a zero sandbox delay and one endpoint
  * subscribed, the time from sending the request to the receiver reading the event.
  */
@@ -58,28 +89,13 @@ export async function webhookLatency(options: {
   count: number;
   perSecond: number;
 }): Promise<{ latencies: number[]; missing: number }> {
-  const sentAt = new Map<string, number>();
   const arrived = new Map<string, number>();
   options.receiver.onDelivered((id, at) => arrived.set(id, at));
-  const call = api(options.url, options.key);
-  await paced(
-    options.count,
-    options.perSecond,
-    async (i) =>
-      (
-        await call('POST', '/v1/messages', {
-          from: options.from,
-          to: `+1415888${String(i % 10_000).padStart(4, '0')}`,
-          body: `Latency probe ${i}`,
-        })
-      ).id as string,
-    sentAt,
-  );
-  await until(() => [...sentAt.keys()].every((id) => arrived.has(id)), 30_000);
-  const latencies = [...sentAt].flatMap(([id, t0]) =>
-    arrived.has(id) ? [arrived.get(id)! - t0] : [],
-  );
-  return { latencies, missing: sentAt.size - latencies.length };
+  return timeToArrival(options, arrived, {
+    to: '+1415888',
+    body: 'Latency probe',
+    timeoutMs: 30_000,
+  });
 }
 
 /**
@@ -119,27 +135,13 @@ export async function pushLatency(options: {
     });
     socket.on('error', reject);
   });
-  const sentAt = new Map<string, number>();
-  const call = api(options.url, options.key);
-  await paced(
-    options.count,
-    options.perSecond,
-    async (i) =>
-      (
-        await call('POST', '/v1/messages', {
-          from: options.from,
-          to: `+1415999${String(i % 10_000).padStart(4, '0')}`,
-          body: `Push probe ${i}`,
-        })
-      ).id as string,
-    sentAt,
-  );
-  await until(() => [...sentAt.keys()].every((id) => pushedAt.has(id)), 10_000);
+  const timed = await timeToArrival(options, pushedAt, {
+    to: '+1415999',
+    body: 'Push probe',
+    timeoutMs: 10_000,
+  });
   socket.close();
-  const latencies = [...sentAt].flatMap(([id, t0]) =>
-    pushedAt.has(id) ? [pushedAt.get(id)! - t0] : [],
-  );
-  return { latencies, missing: sentAt.size - latencies.length };
+  return timed;
 }
 
 /** Waits until the receiver has counted `expected` deliveries (or `timeoutMs`); returns deliveries/s. */

@@ -21,6 +21,12 @@ export interface Measurements {
   seedSeconds: number;
 }
 
+/** An error count, with its kinds when there are any ("7 (status 7)"). */
+function errorsOf(r: LoadResult): string {
+  const kinds = Object.entries(r.errorKinds).map(([kind, n]) => `${kind} ${n}`);
+  return kinds.length > 0 ? `${r.errors} (${kinds.join(', ')})` : String(r.errors);
+}
+
 /** The table, the targets and the chart's series of a run. */
 export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; series: Series[] } {
   const { refPost, sbPost, get10k, get1m, fanOut, refLoop, toWebhook, toPush, rss } = m;
@@ -47,8 +53,8 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
     },
     {
       name: `${label}: errors`,
-      value: String(r.errors),
-      ...(ref ? { reference: String(ref.errors) } : {}),
+      value: errorsOf(r),
+      ...(ref ? { reference: errorsOf(ref) } : {}),
     },
     {
       name: `${label}: server CPU per request`,

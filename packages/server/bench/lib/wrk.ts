@@ -14,6 +14,8 @@ export interface LoadResult {
   perSecond: number;
   /** Connect, read, write and timeout errors plus answers outside 2xx/3xx. */
   errors: number;
+  /** The same by kind (wrk's `connect`, `read`, `write`, `status`, `timeout`), nonzero ones only. */
+  errorKinds: Record<string, number>;
   p50: number;
   p99: number;
   max: number;
@@ -77,6 +79,7 @@ export async function runWrk(options: {
     seconds,
     perSecond: raw.requests / seconds,
     errors: Object.values(raw.errors).reduce((a, b) => a + b, 0),
+    errorKinds: Object.fromEntries(Object.entries(raw.errors).filter(([, n]) => n > 0)),
     p50: at(percentiles, 50),
     p99: at(percentiles, 99),
     max: raw.latencyUs.max / 1000,

@@ -6,10 +6,11 @@ import {
 } from '../domain/message-status.ts';
 import { presentMessage, presentParticipantUpdate } from '../presenters/message.ts';
 import {
-  findMessageById,
   listRecipients,
+  lockMessageById,
   updateMessageStatus,
-  updateRecipient,
+  updateRecipientStatus,
+  writesConcurrently,
   type RecipientRow,
 } from '../store/repos/messages.ts';
 import type { WriteTx } from '../store/write-queue.ts';
@@ -29,21 +30,27 @@ export async function transitionRecipient(
   failureReason: FailureReason | null,
   deps: CommandDeps,
 ): Promise<boolean> {
-  const next = nextStatus(recipient.status, status);
+  // Lock the message before deciding anything. On PostgreSQL two participants' receipts may
+  // commit at once (other lanes, other instances): each computing the overall status from
+  // the other's row as it was before would store a status neither participant has.
+  const message = await lockMessageById(tx.db, recipient.message_id);
+  if (!message) return false;
+  // The recipients as the transitions before this one left them. Where no other writer
+  // runs (SQLite), the row the caller read in this transaction is still current.
+  const before =
+    message.is_group || writesConcurrently(tx.db)
+      ? await listRecipients(tx.db, message.id)
+      : [recipient];
+  const current = before.find((r) => r.phone === recipient.phone);
+  if (!current) return false;
+  const next = nextStatus(current.status, status);
   if (next === null) return false;
   const now = deps.clock.now();
   const reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
-  await updateRecipient(
-    tx.db,
-    recipient.message_id,
-    recipient.phone,
-    { status: next, failure_reason: reason },
-    now,
-  );
+  await updateRecipientStatus(tx.db, message.id, current.phone, next, reason, now);
+  const changedRecipient = { ...current, status: next, failure_reason: reason, updated_at: now };
+  const recipients = before.map((r) => (r === current ? changedRecipient : r));
 
-  const message = await findMessageById(tx.db, recipient.message_id);
-  if (!message) return true;
-  const recipients = await listRecipients(tx.db, message.id);
   const overall = aggregateStatus(recipients.map((r) => r.status));
   const overallReason =
     overall === 'failed'
@@ -56,12 +63,12 @@ export async function transitionRecipient(
     : message;
 
   const actor = { accountId: message.account_id, mode: message.mode };
-  const changedRecipient = recipients.find((r) => r.phone === recipient.phone)!;
+  const view = presentMessage(updated, recipients);
   if (next === 'delivered' || next === 'failed') {
     // A group's receipts are reported per participant, keyed to the conversation.
     const data = message.is_group
       ? presentParticipantUpdate(updated, recipients, changedRecipient)
-      : presentMessage(updated, recipients);
+      : view;
     await recordEvent(
       tx,
       actor,
@@ -70,9 +77,6 @@ export async function transitionRecipient(
       now,
     );
   }
-  tx.publish('message.updated', {
-    ...scopeOf(actor),
-    message: presentMessage(updated, recipients),
-  });
+  tx.publish('message.updated', { ...scopeOf(actor), message: view });
   return true;
 }

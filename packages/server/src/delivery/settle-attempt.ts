@@ -8,7 +8,7 @@ import {
 } from '../domain/retry-schedule.ts';
 import {
   insertAttempt,
-  updateDelivery,
+  settleDelivery,
   type WebhookDeliveryRow,
 } from '../store/repos/webhook-deliveries.ts';
 import {
@@ -45,6 +45,20 @@ export async function settleAttempt(
     ...(result.error !== undefined ? { error: result.error } : {}),
   });
   const attempts = delivery.attempts + 1;
+  // The wait before the next attempt counts from now, when this one has ended (its
+  // answer, or giving up). Drawn here, outside the unit, which may run twice.
+  const next =
+    outcome === 'retry'
+      ? nextAttemptAt({
+          attempt: attempts,
+          now,
+          random: o.random,
+          retryAfterMs:
+            result.status !== undefined
+              ? retryAfterDelay(result.status, result.retryAfter, now)
+              : null,
+        })
+      : null;
   await store.write(async (tx) => {
     await insertAttempt(tx.db, {
       id: newId('wha', attemptedAt),
@@ -58,20 +72,26 @@ export async function settleAttempt(
     });
     const common = {
       attempts,
-      locked_until: 0,
+      next_attempt_at: delivery.next_attempt_at,
       last_status_code: result.status ?? null,
       last_error: result.error ?? null,
       updated_at: now,
     };
     if (outcome === 'success') {
-      await updateDelivery(tx.db, delivery.id, { ...common, status: 'succeeded' });
+      await settleDelivery(tx.db, delivery.id, delivery.locked_until, {
+        ...common,
+        status: 'succeeded',
+      });
       if (endpoint.failing_since !== null) {
         await updateWebhookEndpoint(tx.db, endpoint.id, { failing_since: null });
       }
       return;
     }
     if (outcome === 'disable_endpoint') {
-      await updateDelivery(tx.db, delivery.id, { ...common, status: 'failed' });
+      await settleDelivery(tx.db, delivery.id, delivery.locked_until, {
+        ...common,
+        status: 'failed',
+      });
       await updateWebhookEndpoint(tx.db, endpoint.id, {
         enabled: 0,
         disabled_reason: 'endpoint_gone_410',
@@ -79,10 +99,7 @@ export async function settleAttempt(
       });
       return;
     }
-    const retryAfterMs =
-      result.status !== undefined ? retryAfterDelay(result.status, result.retryAfter, now) : null;
-    const next = nextAttemptAt({ attempt: attempts, now, random: o.random, retryAfterMs });
-    await updateDelivery(tx.db, delivery.id, {
+    await settleDelivery(tx.db, delivery.id, delivery.locked_until, {
       ...common,
       status: next === null ? 'failed' : 'pending',
       next_attempt_at: next ?? delivery.next_attempt_at,

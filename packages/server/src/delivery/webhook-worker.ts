@@ -6,14 +6,16 @@ import type { SecretBox } from '../lib/secret-box.ts';
 import {
   claimDeliveries,
   nextDeliveryDue,
-  updateDelivery,
+  settleDelivery,
   type WebhookDeliveryRow,
 } from '../store/repos/webhook-deliveries.ts';
 import {
   findWebhookEndpointById,
   type WebhookEndpointRow,
 } from '../store/repos/webhook-endpoints.ts';
+import { findEventsByIds, type EventRow } from '../store/repos/events.ts';
 import type { Store } from '../store/store.ts';
+import { isoTime } from '../presenters/time.ts';
 import { postWebhook, type PostResult } from './post-webhook.ts';
 import { settleAttempt } from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
@@ -41,6 +43,26 @@ export interface WebhookWorkerOptions {
 }
 
 const LEASE_MARGIN_MS = 30_000;
+
+/** A claimed delivery and its event (undefined if the event is gone: the attempt fails it). */
+interface Claimed {
+  delivery: WebhookDeliveryRow;
+  event: EventRow | undefined;
+}
+
+/**
+ * The JSON body of a delivery: `{id, type, createdAt, data}`. `data` is stored
+ * as the JSON text it was recorded as, so it is spliced in rather than parsed
+ * and written again for every attempt.
+ */
+export function envelope(event: EventRow): string {
+  const head = JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: isoTime(event.created_at),
+  });
+  return `${head.slice(0, -1)},"data":${event.data}}`;
+}
 /**
  * Most deliveries claimed in one round. Claimed deliveries an endpoint cannot
  * take yet wait here, in memory, and start as its attempts finish. Before, the
@@ -61,8 +83,12 @@ const CLAIM_CHUNK = 64;
 export class WebhookWorker {
   readonly #o: Required<WebhookWorkerOptions>;
   readonly #inFlight = new Map<string, number>();
-  /** Claimed, not yet started, per endpoint (each under its lease). */
-  readonly #waiting = new Map<string, WebhookDeliveryRow[]>();
+  /**
+   * Claimed, not yet started, per endpoint (each under its lease), with its event:
+   * read in one query per claim instead of one per attempt, since an event never
+   * changes once recorded.
+   */
+  readonly #waiting = new Map<string, Claimed[]>();
   #waitingCount = 0;
   #launched = 0;
   readonly #running = new Set<Promise<void>>();
@@ -97,7 +123,7 @@ export class WebhookWorker {
   async stop(): Promise<void> {
     this.#o.store.signals.off('webhook.pending', this.#wake);
     await this.#pump.stop();
-    const unstarted = [...this.#waiting.values()].flat().map((d) => d.id);
+    const unstarted = [...this.#waiting.values()].flat().map((c) => c.delivery.id);
     this.#waiting.clear();
     this.#waitingCount = 0;
     while (this.#running.size > 0) await Promise.all(this.#running);
@@ -135,9 +161,15 @@ export class WebhookWorker {
           ),
         { durable: false },
       );
+      const events = new Map(
+        (await findEventsByIds(store.db, [...new Set(claimed.map((d) => d.event_id))])).map((e) => [
+          e.id,
+          e,
+        ]),
+      );
       for (const delivery of claimed) {
         const queue = this.#waiting.get(delivery.endpoint_id) ?? [];
-        queue.push(delivery);
+        queue.push({ delivery, event: events.get(delivery.event_id) });
         this.#waiting.set(delivery.endpoint_id, queue);
         this.#waitingCount++;
       }
@@ -145,9 +177,11 @@ export class WebhookWorker {
       claimedAny = claimed.length > 0;
     }
     // While attempts run, their ends wake the next round; the next due time is only needed
-    // when nothing was claimed (its query reads every pending delivery: at every round it
-    // took half of the worker's time with a backlog of 20 000).
-    if (wait || claimedAny) return { again: 'idle' } as const;
+    // when nothing was claimed and nothing runs (its query reads every pending delivery:
+    // at every round it took half of the worker's time with a backlog of 20 000).
+    if (wait || claimedAny || this.#total > 0 || this.#waitingCount > 0) {
+      return { again: 'idle' } as const;
+    }
     const due = await nextDeliveryDue(store.db);
     // Due now but not claimed: every endpoint with due work is busy, and its attempts wake us.
     if (due === null || due <= now) return { again: 'idle' } as const;
@@ -167,9 +201,9 @@ export class WebhookWorker {
       queue.length > 0 &&
       (this.#inFlight.get(endpointId) ?? 0) < this.#o.perEndpoint
     ) {
-      const delivery = queue.shift()!;
+      const { delivery, event } = queue.shift()!;
       this.#waitingCount--;
-      if (delivery.locked_until - now > this.#o.timeoutMs) this.#launch(delivery);
+      if (delivery.locked_until - now > this.#o.timeoutMs) this.#launch(delivery, event);
     }
     if (queue?.length === 0) this.#waiting.delete(endpointId);
   }
@@ -186,15 +220,20 @@ export class WebhookWorker {
     );
   }
 
-  #launch(delivery: WebhookDeliveryRow): void {
+  #launch(delivery: WebhookDeliveryRow, event: EventRow | undefined): void {
     const endpointId = delivery.endpoint_id;
     this.#inFlight.set(endpointId, (this.#inFlight.get(endpointId) ?? 0) + 1);
     this.#total++;
     this.#launched++;
-    const run = this.#attempt(delivery)
-      .catch((error: unknown) =>
-        this.#o.logger.error({ err: error, deliveryId: delivery.id }, 'attempt failed'),
-      )
+    const logFailure = (error: unknown) =>
+      this.#o.logger.error({ err: error, deliveryId: delivery.id }, 'attempt failed');
+    const run = this.#attempt(delivery, event)
+      .then(({ settling }) => {
+        // The endpoint's slot is free once it has answered; the attempt's log and the
+        // delivery's new status commit meanwhile (the delivery stays leased until then).
+        const settled = settling.catch(logFailure).finally(() => this.#running.delete(settled));
+        this.#running.add(settled);
+      }, logFailure)
       .finally(() => {
         const left = (this.#inFlight.get(endpointId) ?? 1) - 1;
         if (left === 0) this.#inFlight.delete(endpointId);
@@ -229,34 +268,33 @@ export class WebhookWorker {
     return secrets;
   }
 
-  async #attempt(delivery: WebhookDeliveryRow): Promise<void> {
+  /**
+   * Makes one attempt and resolves once the endpoint has answered (or could not be
+   * reached), with the settling of the attempt still running (wrapped: a promise
+   * returned from an async function would be waited for).
+   */
+  async #attempt(
+    delivery: WebhookDeliveryRow,
+    event: EventRow | undefined,
+  ): Promise<{ settling: Promise<void> }> {
     const { store, clock } = this.#o;
-    const [event, endpoint] = await Promise.all([
-      store.db
-        .selectFrom('events')
-        .selectAll()
-        .where('id', '=', delivery.event_id)
-        .executeTakeFirst(),
-      findWebhookEndpointById(store.db, delivery.endpoint_id),
-    ]);
+    // The endpoint is read at each attempt: it may have been disabled or rotated since the claim.
+    const endpoint = await findWebhookEndpointById(store.db, delivery.endpoint_id);
     const attemptedAt = clock.now();
     if (!event || !endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       await store.write((tx) =>
-        updateDelivery(tx.db, delivery.id, {
+        settleDelivery(tx.db, delivery.id, delivery.locked_until, {
           status: 'failed',
+          attempts: delivery.attempts,
+          next_attempt_at: delivery.next_attempt_at,
+          last_status_code: delivery.last_status_code,
           last_error: 'endpoint_disabled',
-          locked_until: 0,
           updated_at: attemptedAt,
         }),
       );
-      return;
+      return { settling: Promise.resolve() };
     }
-    const body = JSON.stringify({
-      id: event.id,
-      type: event.type,
-      createdAt: new Date(event.created_at).toISOString(),
-      data: JSON.parse(event.data) as unknown,
-    });
+    const body = envelope(event);
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
@@ -283,6 +321,6 @@ export class WebhookWorker {
             dispatcher: this.#o.dispatcher,
             timeoutMs: this.#o.timeoutMs,
           });
-    await settleAttempt(this.#o, delivery, endpoint, attemptedAt, result);
+    return { settling: settleAttempt(this.#o, delivery, endpoint, attemptedAt, result) };
   }
 }

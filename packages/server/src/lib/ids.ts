@@ -38,18 +38,18 @@ function encodeTime(ms: number): string {
 }
 
 // The last id's time and random parts: ids made within one millisecond count up from it.
+let lastMs = -1;
 let lastTime = '';
 let lastRandom = '';
 
 /** `text` + 1 in base62, or null when it is all `z` and would overflow. */
 function incrementBase62(text: string): string | null {
-  const digits = Array.from(text, (char) => BASE62.indexOf(char));
-  for (let i = digits.length - 1; i >= 0; i--) {
-    if (digits[i]! < 61) {
-      digits[i]! += 1;
-      return digits.map((d) => BASE62[d]).join('');
+  // Only the last digit changes but once in 62 times: no array of digits per id.
+  for (let i = text.length - 1; i >= 0; i--) {
+    const digit = BASE62.indexOf(text[i]!);
+    if (digit < 61) {
+      return text.slice(0, i) + BASE62[digit + 1] + '0'.repeat(text.length - 1 - i);
     }
-    digits[i] = 0;
   }
   return null;
 }
@@ -63,8 +63,9 @@ function incrementBase62(text: string): string | null {
  * conversation order stay right for records made in the same millisecond.
  */
 export function newId(prefix: string, now: number = Date.now()): string {
-  const time = encodeTime(now);
+  const time = now === lastMs ? lastTime : encodeTime(now);
   const random = (time === lastTime && incrementBase62(lastRandom)) || randomBase62(14);
+  lastMs = now;
   lastTime = time;
   lastRandom = random;
   return `${prefix}_${time}${random}`;

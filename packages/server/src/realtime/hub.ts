@@ -87,10 +87,16 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
 
   const listeners = PUSHED_SIGNALS.map((type) => {
     const listener = (payload: { accountId: string; mode: Mode }) => {
-      const { accountId, mode, ...rest } = payload;
-      const text = JSON.stringify({ type, ...rest });
+      const { accountId, mode } = payload;
+      // Written once, and only when someone of that account and mode is connected.
+      let text: string | undefined;
       for (const client of clients) {
-        if (client.accountId === accountId && client.mode === mode) client.socket.send(text);
+        if (client.accountId !== accountId || client.mode !== mode) continue;
+        if (text === undefined) {
+          const { accountId: _account, mode: _mode, ...rest } = payload;
+          text = JSON.stringify({ type, ...rest });
+        }
+        client.socket.send(text);
       }
     };
     store.signals.on(type, listener);

@@ -1,12 +1,53 @@
 import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 
-/** Where each parameter of the compiled SQL comes from: an argument's index, or a constant. */
-type Slot = { arg: number } | { value: unknown };
+/** Runs SQL with parameters on one connection and returns its rows. */
+export type DirectRunner = (sql: string, parameters: readonly unknown[]) => Promise<unknown[]>;
 
+// Connections that can run a compiled statement without Kysely's executor (SQLite).
+const directRunners = new WeakMap<object, DirectRunner>();
+
+/** Lets compiled statements on `db` run through `runner` (see dialects/sqlite.ts). */
+export function registerDirectRunner<T>(db: Kysely<T>, runner: DirectRunner): void {
+  directRunners.set(db, runner);
+}
+
+// The SQL of every fixed shape, with a name for it as a server-side prepared statement.
+const preparedNames = new Map<string, string>();
+
+/** Records `sql` as a fixed shape (it gets a prepared-statement name); returns it. */
+function fixedShape(sql: string): string {
+  if (!preparedNames.has(sql)) preparedNames.set(sql, `sb_${preparedNames.size}`);
+  return sql;
+}
+
+/** A statement without parameters that never changes (the write queue's savepoints). */
+export function fixedQuery(sql: string): CompiledQuery {
+  return CompiledQuery.raw(fixedShape(sql));
+}
+
+/**
+ * The name PostgreSQL connections prepare `sql` under, if it is one of the fixed
+ * shapes run here (see dialects/postgres.ts); undefined for any other query.
+ */
+export function preparedName(sql: string): string | undefined {
+  return preparedNames.get(sql);
+}
+
+/** Runs an already compiled query, directly where the connection allows it. */
+export async function runCompiled<R, T>(db: Kysely<T>, query: CompiledQuery<R>): Promise<R[]> {
+  const direct = directRunners.get(db);
+  if (direct) return (await direct(query.sql, query.parameters)) as R[];
+  return (await db.executeQuery<R>(query)).rows;
+}
+
+/** The SQL of a shape, and where each of its parameters comes from. */
 interface Shape {
   sql: string;
-  slots: Slot[];
+  /** For each parameter: the index of the argument it is, or -1 for a constant. */
+  args: number[];
+  /** For each parameter: the constant it is (unused where `args` names an argument). */
+  constants: unknown[];
 }
 
 /**
@@ -16,6 +57,9 @@ interface Shape {
  * for the hottest statements only (the send path). `build` must only pass its
  * arguments through as values (no arithmetic or branching on them): it is called
  * once with placeholders, and Kysely's compiled parameter order is stable.
+ * On a connection with a direct runner a call allocates only its parameter list:
+ * these statements run some 25 times per message, and each object made per call
+ * was garbage the young generation had to sweep.
  */
 export function compiled<A extends unknown[], R>(
   build: (db: Kysely<DB>, ...args: A) => Compilable<R>,
@@ -29,20 +73,24 @@ export function compiled<A extends unknown[], R>(
       const marks = Array.from({ length: arity }, (_, i) => `\u0000compiled-arg-${i}\u0000`);
       const query = build(db, ...(marks as unknown as A)).compile();
       shape = {
-        sql: query.sql,
-        slots: query.parameters.map((p) => {
-          const arg = marks.indexOf(p as string);
-          return arg >= 0 ? { arg } : { value: p };
-        }),
+        sql: fixedShape(query.sql),
+        args: query.parameters.map((p) => marks.indexOf(p as string)),
+        constants: [...query.parameters],
       };
       shapes.set(engine, shape);
     }
     return shape;
   };
-  return async (db, ...args) => {
-    const { sql, slots } = shapeFor(db, args.length);
-    const parameters = slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    return (await db.executeQuery<R>(CompiledQuery.raw(sql, parameters))).rows;
+  return (db, ...args) => {
+    const { sql, args: from, constants } = shapeFor(db, args.length);
+    const parameters = new Array<unknown>(from.length);
+    for (let i = 0; i < from.length; i++) {
+      const arg = from[i]!;
+      parameters[i] = arg >= 0 ? args[arg] : constants[i];
+    }
+    const direct = directRunners.get(db);
+    if (direct) return direct(sql, parameters) as Promise<R[]>;
+    return db.executeQuery<R>(CompiledQuery.raw(sql, parameters)).then((r) => r.rows);
   };
 }
 
@@ -60,6 +108,27 @@ export function compiledInsert<T extends keyof DB & string>(
     db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never),
   );
   return async (db, row) => {
-    await run(db, ...columns.map((c) => row[c]));
+    const values = new Array<unknown>(columns.length);
+    for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!];
+    await run(db, ...values);
+  };
+}
+
+/**
+ * Inserts rows into `table` in one statement: a single row (a one-to-one send)
+ * through its compiled shape (see `compiledInsert`), several as one multi-row insert.
+ */
+export function compiledInsertRows<T extends keyof DB & string>(
+  table: T,
+  columnSet: Record<keyof DB[T] & string, true>,
+): (db: Kysely<DB>, rows: Record<string, unknown>[]) => Promise<void> {
+  const insertOne = compiledInsert(table, columnSet);
+  return async (db, rows) => {
+    if (rows.length === 1) await insertOne(db, rows[0]!);
+    else if (rows.length > 1)
+      await db
+        .insertInto(table)
+        .values(rows as never)
+        .execute();
   };
 }

@@ -4,15 +4,19 @@ import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import type pg from 'pg';
 import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts';
-import { openSqlite, sqliteDialect, type SqliteDurability } from './dialects/sqlite.ts';
-import { openPostgresPool, postgresDialect } from './dialects/postgres.ts';
-import { listenForSignals, newOrigin, relaySignals } from './dialects/postgres-signal-relay.ts';
+import { openSqlite, sqliteKysely, type SqliteDurability } from './dialects/sqlite.ts';
 import { startCheckpointer, type Checkpointer } from './dialects/sqlite-checkpointer.ts';
+import { walSync } from './dialects/sqlite-wal-sync.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { DB } from './schema.ts';
-import { WriteQueue, type WriteOptions, type WriteUnit } from './write-queue.ts';
+import {
+  WRITE_LANES,
+  WriteQueue,
+  type WriteLane,
+  type WriteOptions,
+  type WriteUnit,
+} from './write-queue.ts';
 
 /** Where the data lives: a SQLite file under `dataDir`, or a PostgreSQL URL. */
 export interface StoreOptions {
@@ -56,6 +60,9 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** A commit that is already as durable as it was asked to be. */
+const ON_DISK = Promise.resolve();
+
 /** The SQLite file inside a data directory. */
 export function sqlitePath(dataDir: string): string {
   return join(dataDir, 'switchboard.db');
@@ -83,22 +90,19 @@ function openSqliteStore(options: StoreOptions): Opened {
   const path = sqlitePath(options.dataDir);
   const durability = options.durability ?? 'full';
   const threaded = options.checkpointThread ?? false;
-  const writer: DatabaseSync = openSqlite(path, { durability, autoCheckpoint: !threaded });
+  // Commits write the WAL without flushing it; `wal` flushes it off the event loop.
+  const writer: DatabaseSync = openSqlite(path, {
+    durability: 'normal',
+    autoCheckpoint: !threaded,
+  });
+  const wal = walSync(path);
   const checkpointer: Checkpointer | null = threaded ? startCheckpointer(path) : null;
   // Unchanged by this connection's own commits, so it moves only for other processes' writes.
   const dataVersion = writer.prepare('PRAGMA data_version');
-  const writerDb = new Kysely<DB>({ dialect: sqliteDialect(writer) });
+  const writerDb = sqliteKysely<DB>(writer);
   let readerDb: Kysely<DB> | null = null;
   const signals = new EventEmitter();
-  // The connection's current synchronous level; switched only when a batch needs the other.
-  let syncing = durability === 'full';
   const queue = new WriteQueue(async (body, durable) => {
-    const wanted = durable && durability === 'full';
-    if (wanted !== syncing) {
-      // NORMAL in WAL mode commits without fsync and stays crash-consistent.
-      writer.exec(`PRAGMA synchronous = ${wanted ? 'FULL' : 'NORMAL'}`);
-      syncing = wanted;
-    }
     // IMMEDIATE takes the write lock up front, so a transaction that reads
     // before it writes waits (busy_timeout) instead of failing on upgrade
     // when the CLI writes to the same file.
@@ -110,21 +114,24 @@ function openSqliteStore(options: StoreOptions): Opened {
       if (writer.isTransaction) writer.exec('ROLLBACK');
       throw error;
     }
+    // `normal` durability skips the flush: crash-consistent, but the last commits
+    // before a power failure may be lost. A batch of only `durable: false` units
+    // needs none either; the next durable flush covers it.
+    return { onDisk: durable && durability === 'full' ? wal.flush() : ON_DISK };
   }, signals);
   const store: Store = {
     engine: 'sqlite',
     capabilities: CAPABILITIES.sqlite,
     signals,
     get db() {
-      readerDb ??= new Kysely<DB>({
-        dialect: sqliteDialect(openSqlite(path, { readOnly: true, durability })),
-      });
+      readerDb ??= sqliteKysely<DB>(openSqlite(path, { readOnly: true, durability }));
       return readerDb;
     },
     write: (unit, options) => queue.submit(unit, options),
     foreignChanges: () => (dataVersion.get() as { data_version: number }).data_version,
     async close() {
       await queue.close();
+      await wal.close();
       await checkpointer?.stop();
       await readerDb?.destroy();
       await writerDb.destroy();
@@ -133,8 +140,17 @@ function openSqliteStore(options: StoreOptions): Opened {
   return { store, migrationDb: writerDb };
 }
 
-function openPostgresStore(databaseUrl: string): Opened {
-  const pool: pg.Pool = openPostgresPool(databaseUrl);
+/**
+ * The PostgreSQL modules (and the `pg` driver under them) are loaded only when a
+ * `DATABASE_URL` asks for them: a SQLite server never holds them in memory (~8 MB).
+ */
+async function openPostgresStore(databaseUrl: string): Promise<Opened> {
+  const [{ openPostgresPool, postgresDialect }, { listenForSignals, newOrigin, relaySignals }] =
+    await Promise.all([
+      import('./dialects/postgres.ts'),
+      import('./dialects/postgres-signal-relay.ts'),
+    ]);
+  const pool = openPostgresPool(databaseUrl);
   const db = new Kysely<DB>({ dialect: postgresDialect(pool) });
   const signals = new EventEmitter();
   // Several instances may share this database: each hears the others' committed signals.
@@ -142,26 +158,38 @@ function openPostgresStore(databaseUrl: string): Opened {
   const relay = listenForSignals(databaseUrl, origin, (topic, payload) =>
     signals.emit(topic, payload),
   );
-  const queue = new WriteQueue(
-    (body, durable) =>
-      db.transaction().execute(async (tx) => {
-        // Without waiting for the WAL flush; a later synchronous commit flushes it too.
-        if (!durable) await sql`set local synchronous_commit to off`.execute(tx);
-        await body(tx);
-      }),
-    signals,
-    (tx, batch) => relaySignals(tx, origin, batch),
-  );
+  const lane = () =>
+    new WriteQueue(
+      async (body, durable) => {
+        await db.transaction().execute(async (tx) => {
+          // Without waiting for the WAL flush; a later synchronous commit flushes it too.
+          if (!durable) await sql`set local synchronous_commit to off`.execute(tx);
+          await body(tx);
+        });
+        // A synchronous commit has waited for the disk already.
+        return { onDisk: ON_DISK };
+      },
+      signals,
+      (tx, batch) => relaySignals(tx, origin, batch),
+    );
+  // The lanes, each one transaction at a time on its own pooled connection (see
+  // WriteOptions.lane). They touch different rows almost always (new sends, the
+  // receipts of earlier ones, the attempts of their webhooks); when they do meet,
+  // PostgreSQL's row locks order them, as they do for instances sharing the database.
+  const lanes = Object.fromEntries(WRITE_LANES.map((name) => [name, lane()])) as Record<
+    WriteLane,
+    WriteQueue
+  >;
   let calls = 0;
   const store: Store = {
     engine: 'postgres',
     capabilities: CAPABILITIES.postgres,
     signals,
     db,
-    write: (unit, options) => queue.submit(unit, options),
+    write: (unit, options) => lanes[options?.lane ?? 'request'].submit(unit, options),
     foreignChanges: () => ++calls,
     async close() {
-      await queue.close();
+      await Promise.all(Object.values(lanes).map((queue) => queue.close()));
       await relay.close();
       await db.destroy();
     },
@@ -169,10 +197,29 @@ function openPostgresStore(databaseUrl: string): Opened {
   return { store, migrationDb: db };
 }
 
+/**
+ * The same store with its writes on `lane` (WriteOptions.lane): what the carrier
+ * side and the webhook worker are given, so that choice is made once, where they
+ * are started.
+ */
+export function onLane(store: Store, lane: WriteLane): Store {
+  return {
+    engine: store.engine,
+    capabilities: store.capabilities,
+    signals: store.signals,
+    get db() {
+      return store.db;
+    },
+    write: (unit, options) => store.write(unit, { ...options, lane }),
+    foreignChanges: () => store.foreignChanges(),
+    close: () => store.close(),
+  };
+}
+
 /** Opens the configured store and brings its schema to the latest migration. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const { store, migrationDb } = options.databaseUrl
-    ? openPostgresStore(options.databaseUrl)
+    ? await openPostgresStore(options.databaseUrl)
     : openSqliteStore(options);
   try {
     await migrate(migrationDb);

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { fixedQuery, runCompiled } from './compiled.ts';
 import type { DB } from './schema.ts';
 
 /** What a unit of work gets inside the shared transaction. */
@@ -21,17 +22,26 @@ export interface WriteTx {
   memo: Map<string, unknown>;
 }
 
-/** A unit of work: its statements commit together, or not at all. */
+/**
+ * A unit of work: its statements commit together, or not at all. It may run
+ * more than once (when another unit of its batch fails, see WriteQueue), so it
+ * acts only through `tx`: its statements, `afterCommit` and `publish`. A
+ * database error must leave the unit (rethrow it): on PostgreSQL the
+ * transaction is aborted from then on.
+ */
 export type WriteUnit<T> = (tx: WriteTx) => Promise<T>;
 
 /**
- * Runs `body` inside one database transaction and resolves once it is committed;
- * `durable: false` may skip the flush to disk (see `WriteOptions`).
+ * Runs `body` inside one database transaction and resolves once it is committed,
+ * with `onDisk`, which resolves once the commit is durable: at once where the
+ * commit itself waited for the disk (PostgreSQL), after a flush of the log
+ * where it did not (SQLite, see dialects/sqlite-wal-sync.ts). `durable: false`
+ * may skip the flush (see `WriteOptions`).
  */
 export type TransactionRunner = (
   body: (db: Kysely<DB>) => Promise<void>,
   durable: boolean,
-) => Promise<void>;
+) => Promise<{ onDisk: Promise<void> }>;
 
 /** How a unit wants its commit. */
 export interface WriteOptions {
@@ -43,7 +53,23 @@ export interface WriteOptions {
    * Default `true`: a resolved write is on disk.
    */
   durable?: boolean;
+  /**
+   * Which connection commits the unit on PostgreSQL: `carrier` for the carrier
+   * side's units, `sandbox` for the sandbox carrier's own bookkeeping (its
+   * scheduled receipts, which a real carrier keeps on its side of the network),
+   * `webhooks` for webhook delivery's (`onLane` in store.ts gives each worker a
+   * store that sets it). Each lane commits on its own connection,
+   * so a request never waits behind a worker's batch of a few hundred receipts,
+   * each statement a round trip, nor a delivered webhook behind the receipts of
+   * other messages (see docs/benchmarks.md). SQLite has one writer: every lane
+   * shares its queue. Default `request`.
+   */
+  lane?: WriteLane;
 }
+
+/** The write lanes: one transaction at a time each, on its own connection on PostgreSQL. */
+export const WRITE_LANES = ['request', 'carrier', 'sandbox', 'webhooks'] as const;
+export type WriteLane = (typeof WRITE_LANES)[number];
 
 /**
  * Hands every signal the committed units published to other processes, from
@@ -57,9 +83,28 @@ export type SignalRelay = (
 
 // Compiled once: three of these statements wrap every unit, and building them through the
 // query builder cost more than running them.
-const SAVEPOINT = CompiledQuery.raw('savepoint unit');
-const RELEASE = CompiledQuery.raw('release savepoint unit');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint unit');
+const SAVEPOINT = fixedQuery('savepoint unit');
+const RELEASE = fixedQuery('release savepoint unit');
+const ROLLBACK_TO = fixedQuery('rollback to savepoint unit');
+// Fails on PostgreSQL when the transaction is aborted (see #run).
+const STILL_USABLE = fixedQuery('select 1');
+
+/** How one unit of a committed batch ended, and what runs once it is durable. */
+interface Outcome {
+  ok: boolean;
+  value: unknown;
+  after: (() => void)[];
+}
+
+/** Where an error thrown by after-commit work goes by default: thrown again on its own. */
+function rethrowLater(error: unknown): void {
+  queueMicrotask(() => {
+    throw error;
+  });
+}
+
+/** Thrown inside a batch that runs without savepoints when one of its units fails. */
+const ROLLED_BACK = Symbol('a unit failed: the batch runs again, a savepoint per unit');
 
 interface Pending {
   unit: WriteUnit<unknown>;
@@ -73,32 +118,54 @@ const MAX_BATCH = 1000;
 
 /**
  * Group commit. Units submitted in the same event-loop turn (and while the
- * previous commit is in flight) share one transaction, each inside its own
- * savepoint so a failing unit rolls back alone. Every caller is answered only
- * after the commit, so a resolved write is durable.
+ * previous batch runs) share one transaction, and a failing unit rolls back
+ * alone: a batch in which one fails runs again with a savepoint per unit.
+ * Every caller is answered only once the commit is on disk, so a resolved
+ * write is durable.
  *
  * One fsync per request measured ~2.5 k requests/s with a p99 over 100 ms on a
  * 2-core machine; sharing the commit raised that to 9–17 k/s with a p99 under
- * 30 ms. One batch is in flight at a time: the next batch fills while it commits.
+ * 30 ms. One batch runs its statements at a time; the next one may start while
+ * the previous one's log flush is still in flight, and is answered after it.
+ * A unit that reads what an earlier batch wrote is therefore answered only
+ * after that write is durable too, so nothing acts on a change that could
+ * still be lost.
  */
 export class WriteQueue {
   #pending: Pending[] = [];
   #running: Promise<void> | null = null;
+  /** Batches committed and waiting for the disk, answered in commit order. */
+  #answering: Promise<void> = Promise.resolve();
   #scheduled = false;
   #closed = false;
   readonly #runTransaction: TransactionRunner;
   readonly #signals: EventEmitter;
   readonly #relay: SignalRelay | null;
+  readonly #reportError: (error: unknown) => void;
   readonly #memo = new Map<string, unknown>();
+  /**
+   * Set after a batch in which a unit failed: the next batches run with a savepoint
+   * per unit from the start, until one has no failing unit. Failures come in runs
+   * (a client retrying a bad request), and each would otherwise cost a batch twice.
+   */
+  #isolate = false;
 
+  /**
+   * `reportError` receives what an after-commit callback or a signal's listener
+   * throws. One that throws must not keep the rest of its batch, or the batches
+   * after it, from their answers; by default its error is thrown again on its
+   * own, as an uncaught exception.
+   */
   constructor(
     runTransaction: TransactionRunner,
     signals: EventEmitter,
     relay: SignalRelay | null = null,
+    reportError: (error: unknown) => void = rethrowLater,
   ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
     this.#relay = relay;
+    this.#reportError = reportError;
   }
 
   /** Queues a unit; resolves with its result after its transaction commits. */
@@ -118,6 +185,7 @@ export class WriteQueue {
       if (this.#running) await this.#running;
       else await this.#flush();
     }
+    await this.#answering;
   }
 
   #schedule(): void {
@@ -143,52 +211,115 @@ export class WriteQueue {
     }
   }
 
+  /** Runs a batch in one transaction; its units are answered once the commit is on disk. */
   async #commit(batch: Pending[]): Promise<void> {
-    const outcomes: { ok: boolean; value: unknown; after: (() => void)[] }[] = [];
+    const durable = batch.some((item) => item.durable);
+    let committed: { outcomes: Outcome[]; onDisk: Promise<void> };
     try {
-      await this.#runTransaction(
-        async (db) => {
-          const relayed: { topic: string; payload: unknown }[] = [];
-          for (const item of batch) {
-            const after: (() => void)[] = [];
-            const published: { topic: string; payload: unknown }[] = [];
-            const publish = (topic: string, payload: unknown) => {
-              published.push({ topic, payload });
-              after.push(() => this.#signals.emit(topic, payload));
-            };
-            await db.executeQuery(SAVEPOINT);
-            try {
-              const value = await item.unit({
-                db,
-                afterCommit: (fn) => after.push(fn),
-                publish,
-                memo: this.#memo,
-              });
-              await db.executeQuery(RELEASE);
-              relayed.push(...published);
-              outcomes.push({ ok: true, value, after });
-            } catch (error) {
-              await db.executeQuery(ROLLBACK_TO);
-              await db.executeQuery(RELEASE);
-              outcomes.push({ ok: false, value: error, after: [] });
-            }
-          }
-          if (this.#relay && relayed.length > 0) await this.#relay(db, relayed);
-        },
-        batch.some((item) => item.durable),
-      );
+      // Most batches have no failing unit, and run without a savepoint per unit:
+      // inside one, SQLite copies each page a statement first touches into a
+      // sub-journal, which cost 15 % of a send's CPU (155 against 182 µs per
+      // request, POST load). When a unit fails, the transaction rolls back whole
+      // and the batch runs again with a savepoint per unit, so that unit fails alone.
+      committed =
+        (this.#isolate ? null : await this.#run(batch, durable, false)) ??
+        (await this.#run(batch, durable, true))!;
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
     }
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) {
-        item.resolve(outcome.value);
-        for (const fn of outcome.after) fn();
-      } else {
-        item.reject(outcome.value);
-      }
-    });
+    const { outcomes, onDisk } = committed;
+    this.#isolate = outcomes.some((outcome) => !outcome.ok);
+    const answer = () =>
+      batch.forEach((item, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) {
+          item.resolve(outcome.value);
+          for (const fn of outcome.after) {
+            try {
+              fn();
+            } catch (error) {
+              this.#reportError(error);
+            }
+          }
+        } else {
+          item.reject(outcome.value);
+        }
+      });
+    // A flush that fails leaves the commit's fate unknown: its units fail, as if
+    // the commit had; the ones that failed on their own keep their own error.
+    const failAll = (error: unknown) =>
+      batch.forEach((item, i) => item.reject(outcomes[i]!.ok ? error : outcomes[i]!.value));
+    const previous = this.#answering;
+    this.#answering = Promise.all([previous, onDisk]).then(answer, failAll);
+  }
+
+  /**
+   * Runs the batch's units in one transaction, each in its own savepoint when
+   * `isolated`. Not isolated, the first unit that fails rolls the whole
+   * transaction back and this resolves `null`: the caller runs the batch again,
+   * isolated. So a unit can run twice, and must touch nothing but `tx` (its
+   * `afterCommit` and `publish` calls of a rolled-back run are dropped).
+   */
+  async #run(
+    batch: Pending[],
+    durable: boolean,
+    isolated: boolean,
+  ): Promise<{ outcomes: Outcome[]; onDisk: Promise<void> } | null> {
+    const outcomes: Outcome[] = [];
+    try {
+      const { onDisk } = await this.#runTransaction(async (db) => {
+        const relayed: { topic: string; payload: unknown }[] = [];
+        for (const item of batch) {
+          const after: (() => void)[] = [];
+          const published: { topic: string; payload: unknown }[] = [];
+          const tx: WriteTx = {
+            db,
+            afterCommit: (fn) => after.push(fn),
+            publish: (topic, payload) => {
+              published.push({ topic, payload });
+              after.push(() => this.#signals.emit(topic, payload));
+            },
+            memo: this.#memo,
+          };
+          if (!isolated) {
+            try {
+              outcomes.push({ ok: true, value: await item.unit(tx), after });
+            } catch {
+              throw ROLLED_BACK;
+            }
+            relayed.push(...published);
+            continue;
+          }
+          await runCompiled(db, SAVEPOINT);
+          try {
+            const value = await item.unit(tx);
+            await runCompiled(db, RELEASE);
+            relayed.push(...published);
+            outcomes.push({ ok: true, value, after });
+          } catch (error) {
+            await runCompiled(db, ROLLBACK_TO);
+            await runCompiled(db, RELEASE);
+            outcomes.push({ ok: false, value: error, after: [] });
+          }
+        }
+        if (!isolated) {
+          // A unit that caught a database error and returned leaves a PostgreSQL
+          // transaction aborted, and COMMIT would roll it back without an error while
+          // the batch was answered as committed. Units must not (see WriteUnit); if one
+          // did, this fails and the batch runs again isolated, where it fails alone.
+          try {
+            await runCompiled(db, STILL_USABLE);
+          } catch {
+            throw ROLLED_BACK;
+          }
+        }
+        if (this.#relay && relayed.length > 0) await this.#relay(db, relayed);
+      }, durable);
+      return { outcomes, onDisk };
+    } catch (error) {
+      if (error === ROLLED_BACK) return null;
+      throw error;
+    }
   }
 }

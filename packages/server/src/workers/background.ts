@@ -9,7 +9,7 @@ import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
 import { unconfiguredCarrier } from '../carriers/unconfigured-carrier.ts';
 import { applyDeliveryReceipt } from '../commands/apply-delivery-receipt.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
-import type { Store } from '../store/store.ts';
+import { onLane, type Store } from '../store/store.ts';
 import { MessageDispatcher } from './message-dispatcher.ts';
 
 /** Background work of the `worker` role, started and stopped together. */
@@ -33,7 +33,10 @@ export async function startBackground(deps: {
   /** Per-attempt webhook timeout; 15 s unless a test shortens it. */
   webhookTimeoutMs?: number;
 }): Promise<Background> {
-  const { config, store, clock, logger, secrets } = deps;
+  const { config, clock, logger, secrets } = deps;
+  // Everything started here commits apart from requests on PostgreSQL, and webhook
+  // delivery apart from the carrier side.
+  const store = onLane(deps.store, 'carrier');
   const commandDeps = { clock };
   const handlers: CarrierHandlers = {
     receipt: (receipt) => store.write((tx) => applyDeliveryReceipt(tx, receipt, commandDeps)),
@@ -43,7 +46,7 @@ export async function startBackground(deps: {
   };
   const carriers: Record<'test' | 'live', Carrier> = {
     test: sandboxCarrier({
-      store,
+      store: onLane(deps.store, 'sandbox'),
       clock,
       delayMs: config.sandboxDelayMs,
       logger: logger.child({ carrier: 'sandbox' }),
@@ -66,7 +69,7 @@ export async function startBackground(deps: {
     agent: { keepAliveTimeout: 30_000, connections: 16 },
   });
   const webhooks = new WebhookWorker({
-    store,
+    store: onLane(deps.store, 'webhooks'),
     clock,
     logger: logger.child({ worker: 'webhooks' }),
     secrets,

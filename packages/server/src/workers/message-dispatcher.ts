@@ -7,7 +7,7 @@ import { transitionRecipient } from '../commands/transition-recipient.ts';
 import {
   findMessagesByIds,
   findRecipient,
-  updateRecipient,
+  recordCarrierRef,
   type MessageRow,
 } from '../store/repos/messages.ts';
 import {
@@ -155,13 +155,7 @@ export class MessageDispatcher {
           await deleteOutbound(tx.db, row.message_id, row.phone);
           if (outcome.kind === 'accepted') {
             // Recording the reference needs no read first: a recipient that is gone updates nothing.
-            await updateRecipient(
-              tx.db,
-              row.message_id,
-              row.phone,
-              { carrier_ref: outcome.carrierRef },
-              now,
-            );
+            await recordCarrierRef(tx.db, row.message_id, row.phone, outcome.carrierRef, now);
             continue;
           }
           const recipient = await findRecipient(tx.db, row.message_id, row.phone);

@@ -5,7 +5,8 @@ import {
 } from '../../presenters/webhook-delivery.ts';
 import {
   listAttempts,
-  listDeliveries,
+  listDeliveriesWithAttempts,
+  type DeliveryWithAttempts,
   type WebhookDeliveryRow,
 } from '../../store/repos/webhook-deliveries.ts';
 import type { DB } from '../../store/schema.ts';
@@ -19,32 +20,46 @@ export async function presentDeliveries(
     db,
     deliveries.map((d) => d.id),
   );
-  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+  return withEventTypes(
+    db,
+    deliveries.map((delivery) => ({
+      delivery,
+      attempts: attempts.filter((a) => a.delivery_id === delivery.id),
+    })),
+  );
+}
+
+/** Presents deliveries with their attempts, adding each one's event type (events never change). */
+async function withEventTypes(
+  db: Kysely<DB>,
+  entries: DeliveryWithAttempts[],
+): Promise<WebhookDeliveryView[]> {
+  const eventIds = [...new Set(entries.map((e) => e.delivery.event_id))];
   const events =
     eventIds.length === 0
       ? []
       : await db.selectFrom('events').select(['id', 'type']).where('id', 'in', eventIds).execute();
   const byId = new Map(events.map((e) => [e.id, e]));
-  return deliveries.map((d) =>
-    presentWebhookDelivery(
-      d,
-      byId.get(d.event_id),
-      attempts.filter((a) => a.delivery_id === d.id),
-    ),
+  return entries.map(({ delivery, attempts }) =>
+    presentWebhookDelivery(delivery, byId.get(delivery.event_id), attempts),
   );
 }
 
-/** One page of an endpoint's delivery log, newest first. */
+/**
+ * One page of an endpoint's delivery log, newest first. Deliveries and their
+ * attempts come from one statement, so the log never shows an attempt next to
+ * its delivery's status from before it.
+ */
 export async function loadDeliveryLog(
   db: Kysely<DB>,
   endpointId: string,
   limit: number,
   startingAfter?: string,
 ): Promise<{ object: 'list'; data: WebhookDeliveryView[]; hasMore: boolean }> {
-  const rows = await listDeliveries(db, endpointId, limit + 1, startingAfter);
+  const page = await listDeliveriesWithAttempts(db, endpointId, limit + 1, startingAfter);
   return {
     object: 'list',
-    data: await presentDeliveries(db, rows.slice(0, limit)),
-    hasMore: rows.length > limit,
+    data: await withEventTypes(db, page.slice(0, limit)),
+    hasMore: page.length > limit,
   };
 }

@@ -25,7 +25,7 @@ export function startCheckpointer(
     onError?: (message: string) => void;
   } = {},
 ): Checkpointer {
-  const worker = new Worker(new URL('./sqlite-checkpoint-worker.ts', import.meta.url), {
+  const worker = new Worker(new URL('./sqlite-checkpoint-worker.js', import.meta.url), {
     workerData: {
       path,
       intervalMs: options.intervalMs ?? 100,

@@ -1,5 +1,6 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
+  Kysely,
   SqliteDialect,
   type CompiledQuery,
   type DatabaseConnection,
@@ -7,6 +8,8 @@ import {
   type SqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
+
+import { registerDirectRunner } from '../compiled.ts';
 
 /** How hard SQLite works to keep a commit: `full` fsyncs the WAL on every commit. */
 export type SqliteDurability = 'full' | 'normal';
@@ -94,19 +97,47 @@ function pauseIfLong(): Promise<void> | undefined {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Runs `statement` now, or on the next turn when this one has run past the budget. */
+function inTurn<T>(statement: () => T | Promise<T>): Promise<T> {
+  const paused = pauseIfLong();
+  if (paused) return paused.then(statement);
+  // A statement that throws rejects, either way.
+  try {
+    return Promise.resolve(statement());
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
 /** Lets statements wait for the next turn of the event loop when this one has run long. */
 function yieldBetweenStatements(connection: DatabaseConnection): void {
   const execute = connection.executeQuery.bind(connection);
-  connection.executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> => {
-    const paused = pauseIfLong();
-    return paused ? paused.then(() => execute<R>(query)) : execute<R>(query);
-  };
+  connection.executeQuery = <R>(query: CompiledQuery): Promise<QueryResult<R>> =>
+    inTurn(() => execute<R>(query));
 }
 
-/** A Kysely dialect over one `node:sqlite` connection. */
-export function sqliteDialect(db: DatabaseSync): SqliteDialect {
-  return new SqliteDialect({
-    database: adaptNodeSqlite(db),
-    onCreateConnection: async (connection) => yieldBetweenStatements(connection),
+/**
+ * A Kysely instance over one `node:sqlite` connection, and a direct way to run
+ * a statement on it for `store/compiled.ts`: the same prepared statement, the
+ * same pause between long runs of statements, without Kysely's executor (its
+ * connection mutex and promise chain cost about as much as the statement itself
+ * for the hot, compiled ones). One connection runs one statement at a time
+ * either way: `node:sqlite` is synchronous.
+ */
+export function sqliteKysely<DB>(db: DatabaseSync): Kysely<DB> {
+  const database = adaptNodeSqlite(db);
+  const kysely = new Kysely<DB>({
+    dialect: new SqliteDialect({
+      database,
+      onCreateConnection: async (connection) => yieldBetweenStatements(connection),
+    }),
   });
+  const run = (sql: string, parameters: readonly unknown[]): unknown[] => {
+    const statement = database.prepare(sql);
+    if (statement.reader) return statement.all(parameters) as unknown[];
+    statement.run(parameters);
+    return [];
+  };
+  registerDirectRunner(kysely, (sql, parameters) => inTurn(() => run(sql, parameters)));
+  return kysely;
 }

@@ -4,6 +4,7 @@ import * as messaging from './002-messaging.ts';
 import * as webhooks from './003-webhooks.ts';
 import * as softphone from './004-softphone.ts';
 import * as byteOrderIds from './005-byte-order-ids.ts';
+import * as coveringDueIndexes from './006-covering-due-indexes.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -15,6 +16,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-webhooks': webhooks,
   '004-softphone': softphone,
   '005-byte-order-ids': byteOrderIds,
+  '006-covering-due-indexes': coveringDueIndexes,
 };
 
 /** Kysely's migration provider over the list above. */

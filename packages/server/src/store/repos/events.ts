@@ -1,11 +1,29 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledInsert } from '../compiled.ts';
 import type { DB, EventsTable, Mode } from '../schema.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
+// Compiled once: every delivery receipt and inbound message records one (see store/compiled.ts).
+const insertEventRow = compiledInsert('events', {
+  id: true,
+  account_id: true,
+  mode: true,
+  type: true,
+  data: true,
+  created_at: true,
+  endpoint_id: true,
+});
+
 /** Appends an event to the outbox. Call it inside the transaction of the change it reports. */
 export async function insertEvent(db: Kysely<DB>, row: EventRow): Promise<void> {
-  await db.insertInto('events').values(row).execute();
+  await insertEventRow(db, row);
+}
+
+/** Several events by id alone, in no particular order (the webhook worker, per claim). */
+export function findEventsByIds(db: Kysely<DB>, ids: string[]): Promise<EventRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
 
 /** Events of an account and mode, oldest first, optionally of one type. */

@@ -1,5 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
-import { compiledInsert } from '../compiled.ts';
+import { PostgresAdapter, type Kysely, type Selectable } from 'kysely';
+import { compiled, compiledInsert, compiledInsertRows } from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -25,7 +25,7 @@ const insertMessageRow = compiledInsert('messages', {
   created_at: true,
   updated_at: true,
 });
-const insertRecipientRow = compiledInsert('message_recipients', {
+const insertRecipientRows = compiledInsertRows('message_recipients', {
   message_id: true,
   phone: true,
   status: true,
@@ -41,8 +41,7 @@ export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<vo
 
 /** Inserts the recipients of an outbound message (all of them in one statement). */
 export async function insertRecipients(db: Kysely<DB>, rows: RecipientRow[]): Promise<void> {
-  if (rows.length === 1) await insertRecipientRow(db, rows[0]!);
-  else if (rows.length > 1) await db.insertInto('message_recipients').values(rows).execute();
+  await insertRecipientRows(db, rows);
 }
 
 /** One message within its account and mode. */
@@ -61,9 +60,81 @@ export function findMessage(
     .executeTakeFirst();
 }
 
-/** One message by id alone (workers, which act for every account). */
-export function findMessageById(db: Kysely<DB>, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+// Compiled once: the carrier side runs these for every receipt (see store/compiled.ts).
+const selectRecipients = compiled((db: Kysely<DB>, messageId: string) =>
+  db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .orderBy('phone', 'asc'),
+);
+const selectRecipientByCarrierRef = compiled((db: Kysely<DB>, carrierRef: string) =>
+  db.selectFrom('message_recipients').selectAll().where('carrier_ref', '=', carrierRef),
+);
+const selectRecipient = compiled((db: Kysely<DB>, messageId: string, phone: string) =>
+  db
+    .selectFrom('message_recipients')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone),
+);
+const setRecipientStatus = compiled(
+  (
+    db: Kysely<DB>,
+    messageId: string,
+    phone: string,
+    status: RecipientRow['status'],
+    failureReason: string | null,
+    at: number,
+  ) =>
+    db
+      .updateTable('message_recipients')
+      .set({ status, failure_reason: failureReason, updated_at: at })
+      .where('message_id', '=', messageId)
+      .where('phone', '=', phone),
+);
+const setRecipientCarrierRef = compiled(
+  (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
+    db
+      .updateTable('message_recipients')
+      .set({ carrier_ref: carrierRef, updated_at: at })
+      .where('message_id', '=', messageId)
+      .where('phone', '=', phone),
+);
+const setMessageStatus = compiled(
+  (
+    db: Kysely<DB>,
+    id: string,
+    status: MessageRow['status'],
+    failureReason: string | null,
+    at: number,
+  ) =>
+    db
+      .updateTable('messages')
+      .set({ status, failure_reason: failureReason, updated_at: at })
+      .where('id', '=', id),
+);
+
+/**
+ * Whether other transactions may write while one on `db` runs: on PostgreSQL other
+ * lanes and instances commit concurrently, so a row read before a lock may be stale.
+ * A SQLite write transaction excludes every other writer until it ends.
+ */
+export function writesConcurrently(db: Kysely<DB>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+const selectMessageForUpdate = compiled((db: Kysely<DB>, id: string) => {
+  const query = db.selectFrom('messages').selectAll().where('id', '=', id);
+  return writesConcurrently(db) ? query.forUpdate() : query;
+});
+
+/**
+ * One message by id, locked until the transaction ends where writers run
+ * concurrently, so changes to it and its recipients happen one transaction at a time.
+ */
+export async function lockMessageById(db: Kysely<DB>, id: string): Promise<MessageRow | undefined> {
+  return (await selectMessageForUpdate(db, id))[0];
 }
 
 /** Several messages by id alone, in no particular order (workers, for a whole batch at once). */
@@ -74,54 +145,47 @@ export function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<Messag
 
 /** The recipients of a message in a stable order. */
 export function listRecipients(db: Kysely<DB>, messageId: string): Promise<RecipientRow[]> {
-  return db
-    .selectFrom('message_recipients')
-    .selectAll()
-    .where('message_id', '=', messageId)
-    .orderBy('phone', 'asc')
-    .execute();
+  return selectRecipients(db, messageId);
 }
 
 /** The recipient row a carrier reference points at. */
-export function findRecipientByCarrierRef(
+export async function findRecipientByCarrierRef(
   db: Kysely<DB>,
   carrierRef: string,
 ): Promise<RecipientRow | undefined> {
-  return db
-    .selectFrom('message_recipients')
-    .selectAll()
-    .where('carrier_ref', '=', carrierRef)
-    .executeTakeFirst();
+  return (await selectRecipientByCarrierRef(db, carrierRef))[0];
 }
 
 /** One recipient row. */
-export function findRecipient(
+export async function findRecipient(
   db: Kysely<DB>,
   messageId: string,
   phone: string,
 ): Promise<RecipientRow | undefined> {
-  return db
-    .selectFrom('message_recipients')
-    .selectAll()
-    .where('message_id', '=', messageId)
-    .where('phone', '=', phone)
-    .executeTakeFirst();
+  return (await selectRecipient(db, messageId, phone))[0];
 }
 
 /** Writes a recipient's new status (the state machine decided it may change). */
-export async function updateRecipient(
+export async function updateRecipientStatus(
   db: Kysely<DB>,
   messageId: string,
   phone: string,
-  values: Partial<Pick<RecipientRow, 'status' | 'failure_reason' | 'carrier_ref'>>,
+  status: RecipientRow['status'],
+  failureReason: string | null,
   at: number,
 ): Promise<void> {
-  await db
-    .updateTable('message_recipients')
-    .set({ ...values, updated_at: at })
-    .where('message_id', '=', messageId)
-    .where('phone', '=', phone)
-    .execute();
+  await setRecipientStatus(db, messageId, phone, status, failureReason, at);
+}
+
+/** Records the reference the carrier gave a recipient's submission. */
+export async function recordCarrierRef(
+  db: Kysely<DB>,
+  messageId: string,
+  phone: string,
+  carrierRef: string,
+  at: number,
+): Promise<void> {
+  await setRecipientCarrierRef(db, messageId, phone, carrierRef, at);
 }
 
 /** Writes a message's overall status. */
@@ -132,11 +196,7 @@ export async function updateMessageStatus(
   failureReason: string | null,
   at: number,
 ): Promise<void> {
-  await db
-    .updateTable('messages')
-    .set({ status, failure_reason: failureReason, updated_at: at })
-    .where('id', '=', id)
-    .execute();
+  await setMessageStatus(db, id, status, failureReason, at);
 }
 
 /** Messages of a conversation, oldest first, up to `limit` before an id (for history pages). */

@@ -4,23 +4,6 @@ import type { DB, Mode, OptOutsTable } from '../schema.ts';
 
 export type OptOutRow = Selectable<OptOutsTable>;
 
-/** True when the number texted STOP to this account (in this mode) and not START since. */
-export async function isOptedOut(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  phone: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('opt_outs')
-    .select('phone')
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
-    .where('phone', '=', phone)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 // Compiled once: every one-to-one send checks its one recipient (see store/compiled.ts).
 const selectOptOut = compiled((db: Kysely<DB>, accountId: string, mode: Mode, phone: string) =>
   db

@@ -1,12 +1,12 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Capabilities } from '../capabilities.ts';
-import { compiledInsert } from '../compiled.ts';
+import { compiled, compiledInsertRows } from '../compiled.ts';
 import type { DB, OutboundQueueTable } from '../schema.ts';
 
 export type OutboundQueueRow = Selectable<OutboundQueueTable>;
 
-// Compiled once: every one-to-one send runs it (see store/compiled.ts).
-const insertOutboundRow = compiledInsert('outbound_queue', {
+// Compiled once: every send queues its recipients with it (see store/compiled.ts).
+const insertOutboundRows = compiledInsertRows('outbound_queue', {
   message_id: true,
   phone: true,
   mode: true,
@@ -18,8 +18,7 @@ const insertOutboundRow = compiledInsert('outbound_queue', {
 
 /** Queues submissions for the carrier. */
 export async function enqueueOutbound(db: Kysely<DB>, rows: OutboundQueueRow[]): Promise<void> {
-  if (rows.length === 1) await insertOutboundRow(db, rows[0]!);
-  else if (rows.length > 1) await db.insertInto('outbound_queue').values(rows).execute();
+  await insertOutboundRows(db, rows);
 }
 
 /**
@@ -54,17 +53,18 @@ export function claimOutbound(
     .execute();
 }
 
+// Compiled once: the dispatcher runs it for every submission (see store/compiled.ts).
+const deleteOutboundRow = compiled((db: Kysely<DB>, messageId: string, phone: string) =>
+  db.deleteFrom('outbound_queue').where('message_id', '=', messageId).where('phone', '=', phone),
+);
+
 /** Removes a submission the carrier has taken (or that ended in failure). */
 export async function deleteOutbound(
   db: Kysely<DB>,
   messageId: string,
   phone: string,
 ): Promise<void> {
-  await db
-    .deleteFrom('outbound_queue')
-    .where('message_id', '=', messageId)
-    .where('phone', '=', phone)
-    .execute();
+  await deleteOutboundRow(db, messageId, phone);
 }
 
 /** Puts a submission back for a later attempt. */

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Capabilities } from '../capabilities.ts';
+import { compiled, compiledInsert } from '../compiled.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -61,21 +62,145 @@ export async function updateDelivery(
   await db.updateTable('webhook_deliveries').set(values).where('id', '=', id).execute();
 }
 
+// Compiled once: every attempt is logged and settled with these (see store/compiled.ts).
+const insertAttemptRow = compiledInsert('webhook_attempts', {
+  id: true,
+  delivery_id: true,
+  endpoint_id: true,
+  attempted_at: true,
+  status_code: true,
+  error: true,
+  duration_ms: true,
+  response_excerpt: true,
+});
+const settleDeliveryRow = compiled(
+  (
+    db: Kysely<DB>,
+    id: string,
+    lease: number,
+    status: WebhookDeliveryRow['status'],
+    attempts: number,
+    nextAttemptAt: number,
+    lastStatusCode: number | null,
+    lastError: string | null,
+    at: number,
+  ) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({
+        status,
+        attempts,
+        next_attempt_at: nextAttemptAt,
+        locked_until: 0,
+        last_status_code: lastStatusCode,
+        last_error: lastError,
+        updated_at: at,
+      })
+      .where('id', '=', id)
+      .where('locked_until', '=', lease),
+);
+
 /** Records one attempt. */
 export async function insertAttempt(db: Kysely<DB>, row: WebhookAttemptRow): Promise<void> {
-  await db.insertInto('webhook_attempts').values(row).execute();
+  await insertAttemptRow(db, row);
 }
 
-/** A page of an endpoint's deliveries, newest first, before the cursor id. */
-export function listDeliveries(
+/**
+ * Ends an attempt: the delivery's status, count and next time, its lease given
+ * back. Only while the delivery still holds the lease of that attempt's claim
+ * (`lease`, its `locked_until`): a delivery re-armed meanwhile (a retry or a
+ * recovery, here or in another instance) or claimed again after its lease
+ * lapsed belongs to that newer claim, and this attempt's outcome must not end it.
+ */
+export async function settleDelivery(
+  db: Kysely<DB>,
+  id: string,
+  lease: number,
+  values: Pick<
+    WebhookDeliveryRow,
+    'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'
+  >,
+): Promise<void> {
+  await settleDeliveryRow(
+    db,
+    id,
+    lease,
+    values.status,
+    values.attempts,
+    values.next_attempt_at,
+    values.last_status_code,
+    values.last_error,
+    values.updated_at,
+  );
+}
+
+/** A delivery and its attempts, oldest first. */
+export interface DeliveryWithAttempts {
+  delivery: WebhookDeliveryRow;
+  attempts: WebhookAttemptRow[];
+}
+
+/**
+ * A page of an endpoint's deliveries, newest first, each with its attempts, read
+ * in one statement: an attempt and its delivery's new status commit together, and
+ * two statements could see the one without the other.
+ */
+export async function listDeliveriesWithAttempts(
   db: Kysely<DB>,
   endpointId: string,
   limit: number,
   startingAfter?: string,
-): Promise<WebhookDeliveryRow[]> {
-  let q = db.selectFrom('webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
-  if (startingAfter) q = q.where('id', '<', startingAfter);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+): Promise<DeliveryWithAttempts[]> {
+  const rows = await db
+    .selectFrom((eb) => {
+      let page = eb
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpointId);
+      if (startingAfter) page = page.where('id', '<', startingAfter);
+      return page.orderBy('id', 'desc').limit(limit).as('d');
+    })
+    .leftJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')
+    .selectAll('d')
+    .select([
+      'a.id as attempt_id',
+      'a.endpoint_id as attempt_endpoint_id',
+      'a.attempted_at as attempt_attempted_at',
+      'a.status_code as attempt_status_code',
+      'a.error as attempt_error',
+      'a.duration_ms as attempt_duration_ms',
+      'a.response_excerpt as attempt_response_excerpt',
+    ])
+    .orderBy('d.id', 'desc')
+    .orderBy('a.attempted_at', 'asc')
+    .orderBy('a.id', 'asc')
+    .execute();
+  const page: DeliveryWithAttempts[] = [];
+  for (const row of rows) {
+    const {
+      attempt_id,
+      attempt_endpoint_id,
+      attempt_attempted_at,
+      attempt_status_code,
+      attempt_error,
+      attempt_duration_ms,
+      attempt_response_excerpt,
+      ...delivery
+    } = row;
+    if (page.at(-1)?.delivery.id !== delivery.id) page.push({ delivery, attempts: [] });
+    if (attempt_id === null) continue;
+    page.at(-1)!.attempts.push({
+      id: attempt_id,
+      delivery_id: delivery.id,
+      endpoint_id: attempt_endpoint_id!,
+      attempted_at: attempt_attempted_at!,
+      status_code: attempt_status_code,
+      error: attempt_error,
+      duration_ms: attempt_duration_ms!,
+      response_excerpt: attempt_response_excerpt,
+    });
+  }
+  return page;
 }
 
 /** The attempts of several deliveries, oldest first. */

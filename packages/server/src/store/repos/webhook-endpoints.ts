@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiled } from '../compiled.ts';
 import type { DB, Mode, WebhookEndpointsTable } from '../schema.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
@@ -28,12 +29,17 @@ export function findWebhookEndpoint(
     .executeTakeFirst();
 }
 
+// Compiled once: the webhook worker reads one per attempt.
+const selectEndpointById = compiled((db: Kysely<DB>, id: string) =>
+  db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id),
+);
+
 /** One endpoint by id alone, deleted or not (the delivery worker). */
-export function findWebhookEndpointById(
+export async function findWebhookEndpointById(
   db: Kysely<DB>,
   id: string,
 ): Promise<WebhookEndpointRow | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await selectEndpointById(db, id))[0];
 }
 
 /** A page of an account's endpoints, oldest first, after the cursor id. */
@@ -54,20 +60,24 @@ export function listWebhookEndpoints(
   return q.orderBy('id', 'asc').limit(limit).execute();
 }
 
+// Compiled once: every event's fan-out runs it (see store/compiled.ts).
+const selectEnabledEndpoints = compiled((db: Kysely<DB>, accountId: string, mode: Mode) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events_json'])
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
+    .where('enabled', '=', 1)
+    .where('deleted_at', 'is', null),
+);
+
 /** Enabled endpoints of an account and mode: the candidates of an event's fan-out. */
 export function listEnabledWebhookEndpoints(
   db: Kysely<DB>,
   accountId: string,
   mode: Mode,
 ): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json'>[]> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'events_json'])
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
-    .where('enabled', '=', 1)
-    .where('deleted_at', 'is', null)
-    .execute();
+  return selectEnabledEndpoints(db, accountId, mode);
 }
 
 /** Changes an endpoint's columns. */

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { transitionRecipient } from '../../src/commands/transition-recipient.ts';
+import {
+  insertMessage,
+  insertRecipients,
+  listRecipients,
+  type MessageRow,
+  type RecipientRow,
+} from '../../src/store/repos/messages.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { gate } from '../support/gate.ts';
+
+const NOW = Date.UTC(2026, 0, 1);
+const ACCOUNT = 'acct_transitions';
+const deps = { clock: { now: () => NOW } };
+
+for (const engine of ENGINES) {
+  describe(`recipient transitions (${engine})`, () => {
+    let database: TestDatabase;
+    let store: Store;
+
+    before(async () => {
+      database = await createTestDatabase(engine);
+      store = await openStore(database.options);
+      await store.write(async (tx) => {
+        await tx.db
+          .insertInto('accounts')
+          .values({ id: ACCOUNT, name: 'Transitions', help_reply: null, created_at: NOW })
+          .execute();
+      });
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    /** A sent group message to `phones`, every participant `sent`. */
+    async function sentGroup(id: string, phones: string[]): Promise<RecipientRow[]> {
+      const message: MessageRow = {
+        id,
+        account_id: ACCOUNT,
+        mode: 'test',
+        conversation_id: `conv_${id}`,
+        direction: 'outbound',
+        from_phone: '+15550000000',
+        to_json: JSON.stringify(phones),
+        is_group: 1,
+        body: 'hello',
+        media_json: '[]',
+        segments: 1,
+        status: 'sent',
+        failure_reason: null,
+        sender_name: null,
+        contact_id: null,
+        created_at: NOW,
+        updated_at: NOW,
+      };
+      const recipients = phones.map((phone) => ({
+        message_id: id,
+        phone,
+        status: 'sent' as const,
+        failure_reason: null,
+        carrier_ref: null,
+        updated_at: NOW,
+      }));
+      await store.write(async (tx) => {
+        await insertMessage(tx.db, message);
+        await insertRecipients(tx.db, recipients);
+      });
+      return recipients;
+    }
+
+    async function statusOf(id: string) {
+      const { status, failure_reason } = await store.db
+        .selectFrom('messages')
+        .select(['status', 'failure_reason'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      return { status, failure_reason };
+    }
+
+    test('receipts of two participants committing at once leave the overall status of both', async () => {
+      const [first, second] = await sentGroup('msg_concurrent', ['+15550000001', '+15550000002']);
+      // The first receipt holds its transaction open after its transition; the second
+      // runs on another lane meanwhile (its own connection on PostgreSQL).
+      const transitioned = gate();
+      const release = gate();
+      const delivered = store.write(
+        async (tx) => {
+          await transitionRecipient(tx, first!, 'delivered', null, deps);
+          transitioned.open();
+          await release.opened;
+        },
+        { lane: 'sandbox' },
+      );
+      await transitioned.opened;
+      const failed = store.write(
+        (tx) => transitionRecipient(tx, second!, 'failed', 'carrier_rejected', deps),
+        { lane: 'carrier' },
+      );
+      // Long enough for the second to commit first if nothing orders it after the first.
+      await sleep(150);
+      release.open();
+      await Promise.all([delivered, failed]);
+
+      const recipients = await listRecipients(store.db, 'msg_concurrent');
+      assert.deepEqual(
+        recipients.map((r) => r.status),
+        ['delivered', 'failed'],
+      );
+      // The least advanced participant that has not failed is delivered.
+      assert.deepEqual(await statusOf('msg_concurrent'), {
+        status: 'delivered',
+        failure_reason: null,
+      });
+    });
+
+    test('a receipt read before another transition of the same participant is judged by the row as it is now', async () => {
+      const [only] = await sentGroup('msg_stale', ['+15550000003', '+15550000004']);
+      // Delivered first, then a late failure report carrying the row as read before.
+      assert.equal(
+        await store.write((tx) => transitionRecipient(tx, only!, 'delivered', null, deps)),
+        true,
+      );
+      assert.equal(
+        await store.write((tx) =>
+          transitionRecipient(tx, only!, 'failed', 'carrier_rejected', deps),
+        ),
+        false,
+      );
+      const recipients = await listRecipients(store.db, 'msg_stale');
+      assert.equal(recipients.find((r) => r.phone === only!.phone)?.status, 'delivered');
+    });
+  });
+}

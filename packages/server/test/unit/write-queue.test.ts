@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { describe, test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../src/store/schema.ts';
+import { WriteQueue, type TransactionRunner } from '../../src/store/write-queue.ts';
+
+/** A stand-in connection: savepoint statements succeed and do nothing. */
+const fakeDb = { executeQuery: async () => ({ rows: [] }) } as unknown as Kysely<DB>;
+
+/** A disk flush the test finishes by hand. */
+function deferred() {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/**
+ * A transaction runner that records each batch's units and hands back a flush
+ * the test completes, as the SQLite store's WAL flush would complete later.
+ */
+function recordingRunner() {
+  const flushes: ReturnType<typeof deferred>[] = [];
+  const batches: { durable: boolean }[] = [];
+  const runner: TransactionRunner = async (body, durable) => {
+    await body(fakeDb);
+    batches.push({ durable });
+    const flush = deferred();
+    flushes.push(flush);
+    return { onDisk: flush.promise };
+  };
+  return { runner, flushes, batches };
+}
+
+/** Lets every pending turn and microtask run. */
+async function settle() {
+  for (let i = 0; i < 5; i++) await nextTurn();
+}
+
+describe('write queue (group commit)', () => {
+  test('a write is answered only once its commit is on disk, not when the commit returns', async () => {
+    const { runner, flushes } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    let answered = false;
+    const write = queue
+      .submit(async () => 'done')
+      .then((v) => {
+        answered = true;
+        return v;
+      });
+    await settle();
+    assert.equal(flushes.length, 1, 'the batch has committed');
+    assert.equal(answered, false, 'but is not answered before its flush');
+    flushes[0]!.resolve();
+    assert.equal(await write, 'done');
+  });
+
+  test('signals published by a unit are emitted only once its commit is on disk', async () => {
+    const { runner, flushes } = recordingRunner();
+    const signals = new EventEmitter();
+    const heard: unknown[] = [];
+    signals.on('message.updated', (payload) => heard.push(payload));
+    const queue = new WriteQueue(runner, signals);
+    const write = queue.submit(async (tx) => tx.publish('message.updated', { id: 'msg_1' }));
+    await settle();
+    assert.deepEqual(heard, []);
+    flushes[0]!.resolve();
+    await write;
+    assert.deepEqual(heard, [{ id: 'msg_1' }]);
+  });
+
+  test('the next batch runs while the previous one waits for the disk, and answers keep commit order', async () => {
+    const { runner, flushes } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const order: string[] = [];
+    const first = queue.submit(async () => order.push('first'));
+    await settle();
+    const second = queue.submit(async () => order.push('second'));
+    await settle();
+    assert.equal(flushes.length, 2, 'the second batch committed before the first flush ended');
+    const answered: string[] = [];
+    void first.then(() => answered.push('first'));
+    void second.then(() => answered.push('second'));
+    flushes[1]!.resolve();
+    await settle();
+    assert.deepEqual(answered, [], 'the later batch waits for the earlier one');
+    flushes[0]!.resolve();
+    await Promise.all([first, second]);
+    assert.deepEqual(answered, ['first', 'second']);
+  });
+
+  test('units submitted in the same turn share one transaction', async () => {
+    const { runner, flushes, batches } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const writes = [1, 2, 3].map((n) => queue.submit(async () => n));
+    await settle();
+    assert.equal(batches.length, 1);
+    flushes[0]!.resolve();
+    assert.deepEqual(await Promise.all(writes), [1, 2, 3]);
+  });
+
+  test('a batch in which no unit fails runs without savepoints; one with a failing unit runs again with a savepoint per unit, and so does the next', async () => {
+    const statements: string[] = [];
+    const db = {
+      executeQuery: async (query: { sql: string }) => {
+        statements.push(query.sql);
+        return { rows: [] };
+      },
+    } as unknown as Kysely<DB>;
+    const runs: string[] = [];
+    const runner: TransactionRunner = async (body) => {
+      statements.push('begin');
+      try {
+        await body(db);
+      } catch (error) {
+        statements.push('rollback');
+        throw error;
+      }
+      statements.push('commit');
+      return { onDisk: Promise.resolve() };
+    };
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const unit =
+      (name: string, fails = false) =>
+      async () => {
+        runs.push(name);
+        if (fails) throw new Error(`${name} failed`);
+        return name;
+      };
+
+    assert.deepEqual(await Promise.all([queue.submit(unit('a')), queue.submit(unit('b'))]), [
+      'a',
+      'b',
+    ]);
+    assert.deepEqual(statements, ['begin', 'select 1', 'commit']);
+    assert.deepEqual(runs, ['a', 'b']);
+
+    statements.length = 0;
+    runs.length = 0;
+    const settled = await Promise.allSettled([
+      queue.submit(unit('c')),
+      queue.submit(unit('d', true)),
+      queue.submit(unit('e')),
+    ]);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+      ['c', 'd failed', 'e'],
+    );
+    assert.deepEqual(runs, ['c', 'd', 'c', 'd', 'e'], 'the batch stopped at d and ran again');
+    assert.deepEqual(statements, [
+      'begin',
+      'rollback',
+      'begin',
+      'savepoint unit',
+      'release savepoint unit',
+      'savepoint unit',
+      'rollback to savepoint unit',
+      'release savepoint unit',
+      'savepoint unit',
+      'release savepoint unit',
+      'commit',
+    ]);
+
+    // Failures come in runs: the next batch starts with savepoints, and once one
+    // has no failing unit, batches run without them again.
+    statements.length = 0;
+    await Promise.all([queue.submit(unit('f')), queue.submit(unit('g'))]);
+    await queue.submit(unit('h'));
+    assert.deepEqual(statements, [
+      'begin',
+      'savepoint unit',
+      'release savepoint unit',
+      'savepoint unit',
+      'release savepoint unit',
+      'commit',
+      'begin',
+      'select 1',
+      'commit',
+    ]);
+  });
+
+  test('after-commit work that throws does not keep its batch, or the next, from their answers', async () => {
+    const { runner, flushes } = recordingRunner();
+    const reported: unknown[] = [];
+    const queue = new WriteQueue(runner, new EventEmitter(), null, (e) => reported.push(e));
+    const first = queue.submit(async (tx) => {
+      tx.afterCommit(() => {
+        throw new Error('listener bug');
+      });
+      return 'first';
+    });
+    const second = queue.submit(async () => 'second');
+    await settle();
+    const third = queue.submit(async () => 'third');
+    await settle();
+    for (const flush of flushes) flush.resolve();
+    assert.deepEqual(await Promise.all([first, second, third]), ['first', 'second', 'third']);
+    assert.deepEqual(
+      reported.map((e) => (e as Error).message),
+      ['listener bug'],
+    );
+  });
+
+  test('a failed flush fails every unit of its batch, since their commit may not be on disk', async () => {
+    const { runner, flushes } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const ok = queue.submit(async () => 'ok');
+    const own = queue.submit(async () => {
+      throw new Error('unit failed on its own');
+    });
+    await settle();
+    flushes[0]!.reject(new Error('EIO'));
+    await assert.rejects(ok, /EIO/);
+    await assert.rejects(own, /unit failed on its own/);
+  });
+
+  test('a batch of only non-durable units asks for no flush; one durable unit makes it durable', async () => {
+    const { runner, flushes, batches } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const lease = queue.submit(async () => 'lease', { durable: false });
+    await settle();
+    flushes[0]!.resolve();
+    await lease;
+    const mixed = [
+      queue.submit(async () => 'lease', { durable: false }),
+      queue.submit(async () => 'send'),
+    ];
+    await settle();
+    flushes[1]!.resolve();
+    await Promise.all(mixed);
+    assert.deepEqual(
+      batches.map((b) => b.durable),
+      [false, true],
+    );
+  });
+
+  test('close waits for batches still waiting for the disk', async () => {
+    const { runner, flushes } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    let answered = false;
+    void queue.submit(async () => 'x').then(() => (answered = true));
+    await settle();
+    const closed = queue.close();
+    await settle();
+    assert.equal(answered, false);
+    flushes[0]!.resolve();
+    await closed;
+    assert.equal(answered, true);
+  });
+});
