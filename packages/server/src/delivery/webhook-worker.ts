@@ -72,6 +72,9 @@ export function envelope(event: EventRow): string {
  */
 const CLAIM_CHUNK = 64;
 
+/** How long a claim that came back short stands for the same busy endpoints (see #shortClaim). */
+const SHORT_CLAIM_HOLD_MS = 100;
+
 /**
  * Delivers pending webhook deliveries: claims due ones, POSTs each signed
  * envelope, logs every attempt, and settles the delivery (succeeded, retry at
@@ -93,7 +96,19 @@ export class WebhookWorker {
   #launched = 0;
   readonly #running = new Set<Promise<void>>();
   readonly #pump: Pump;
-  readonly #wake = () => this.#pump.wake();
+  /**
+   * The endpoints the last claim skipped as busy, and when, if it found fewer
+   * deliveries than it asked for. Until a new delivery is signalled, a claim that
+   * skips those endpoints again (or more) would find nothing new, after walking
+   * every pending delivery of theirs: 2 ms each with 20 000 pending, and rounds
+   * run at every attempt's end. Rows falling due with time (retries, lapsed
+   * leases) are picked up once SHORT_CLAIM_HOLD_MS has passed.
+   */
+  #shortClaim: { busy: string[]; at: number } | null = null;
+  readonly #wake = () => {
+    this.#shortClaim = null;
+    this.#pump.wake();
+  };
   #total = 0;
 
   constructor(options: WebhookWorkerOptions) {
@@ -133,6 +148,7 @@ export class WebhookWorker {
   /** One round that waits for its attempts (tests drive the worker with this on a fake clock). */
   async runOnce(): Promise<number> {
     const before = this.#launched;
+    this.#shortClaim = null;
     await this.#round(true);
     while (this.#running.size > 0) await Promise.all(this.#running);
     return this.#launched - before;
@@ -142,12 +158,21 @@ export class WebhookWorker {
     const { store, clock } = this.#o;
     const now = clock.now();
     const room = Math.min(CLAIM_CHUNK, this.#o.total - this.#total - this.#waitingCount);
-    let claimedAny = room <= 0;
-    if (room > 0) {
-      // Endpoints with deliveries waiting here, or a full set in flight, get none this round.
-      const busy = [...new Set([...this.#inFlight.keys(), ...this.#waiting.keys()])].filter(
-        (id) => this.#waiting.has(id) || (this.#inFlight.get(id) ?? 0) >= this.#o.perEndpoint,
-      );
+    // Endpoints with deliveries waiting here, or a full set in flight, get none this round.
+    const busy = [...new Set([...this.#inFlight.keys(), ...this.#waiting.keys()])].filter(
+      (id) => this.#waiting.has(id) || (this.#inFlight.get(id) ?? 0) >= this.#o.perEndpoint,
+    );
+    const short = this.#shortClaim;
+    const pointless =
+      short !== null &&
+      now - short.at < SHORT_CLAIM_HOLD_MS &&
+      short.busy.every((id) => busy.includes(id));
+    if (pointless && this.#total === 0 && this.#waitingCount === 0) {
+      // Nothing runs whose end would wake a round: come back when the hold is over.
+      return { again: 'at', at: short.at + SHORT_CLAIM_HOLD_MS } as const;
+    }
+    let claimedAny = room <= 0 || pointless;
+    if (!claimedAny) {
       // A lease lost in a crash is taken again after it lapses: no need to wait for the disk.
       const claimed = await store.write(
         (tx) =>
@@ -175,6 +200,9 @@ export class WebhookWorker {
       }
       for (const endpointId of new Set(claimed.map((d) => d.endpoint_id))) this.#start(endpointId);
       claimedAny = claimed.length > 0;
+      // A full claim leaves the memo as it was: it took rows only of endpoints the memo
+      // had seen busy, and says nothing new about the others.
+      if (claimed.length < room) this.#shortClaim = { busy, at: now };
     }
     // While attempts run, their ends wake the next round; the next due time is only needed
     // when nothing was claimed and nothing runs (its query reads every pending delivery:
@@ -241,8 +269,14 @@ export class WebhookWorker {
         this.#total--;
         this.#running.delete(run);
         this.#start(endpointId);
-        // Claim more only once this endpoint has nothing left waiting here.
-        if (!this.#waiting.has(endpointId)) this.#pump.wake();
+        // Claim more only once this endpoint could start one: nothing left waiting here and
+        // a free slot. A claim while every endpoint is busy finds nothing, after walking
+        // every pending delivery (2 ms with 20 000 of them, woken at each attempt's end).
+        if (
+          !this.#waiting.has(endpointId) &&
+          (this.#inFlight.get(endpointId) ?? 0) < this.#o.perEndpoint
+        )
+          this.#pump.wake();
       });
     this.#running.add(run);
   }

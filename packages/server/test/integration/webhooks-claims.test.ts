@@ -1,0 +1,141 @@
+// How often the delivery worker claims. A claim walks the due deliveries of every
+// endpoint it may take; one that can find nothing new is work for nothing, and under
+// a backlog it ran at the end of every attempt.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Actor, WebhookDeps } from '../../src/commands/context.ts';
+import { createAccount } from '../../src/commands/create-account.ts';
+import { createContact } from '../../src/commands/create-contact.ts';
+import { createWebhookEndpoint } from '../../src/commands/webhooks/create-webhook-endpoint.ts';
+import { newWebhookSecret } from '../../src/delivery/sign.ts';
+import { checkWebhookUrl, createGuardedDispatcher } from '../../src/delivery/ssrf-guard.ts';
+import { WebhookWorker } from '../../src/delivery/webhook-worker.ts';
+import type { Clock } from '../../src/lib/clock.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { createSecretBox } from '../../src/lib/secret-box.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+
+/** Time stands still unless the test moves it, so no hold lapses by itself. */
+class StillClock implements Clock {
+  #now = Date.UTC(2030, 0, 1, 9, 0, 0);
+  now(): number {
+    return this.#now;
+  }
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+}
+
+/** Waits (bounded) until `check` holds. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await sleep(25);
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+for (const engine of ENGINES) {
+  describe(`webhook claims [${engine}]`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    let receiver: Receiver;
+    const secrets = createSecretBox(randomBytes(32));
+    const dispatcher = createGuardedDispatcher({ allowPrivate: true });
+
+    before(async () => {
+      database = await createTestDatabase(engine);
+      store = await openStore(database.options);
+      receiver = await startReceiver();
+    });
+    after(async () => {
+      await dispatcher.close();
+      await store.close();
+      await database.drop();
+      await receiver.close();
+    });
+
+    test('once a claim comes back short, rounds claim nothing more until a new delivery is signalled', async () => {
+      const clock = new StillClock();
+      const deps: WebhookDeps = {
+        clock,
+        seal: (secret) => secrets.seal(secret),
+        newSecret: newWebhookSecret,
+        checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
+      };
+      const account = await store.write((tx) => createAccount(tx, { name: 'Claims' }, deps));
+      const actor: Actor = { accountId: account.id, mode: 'test' };
+      await store.write((tx) =>
+        createWebhookEndpoint(
+          tx,
+          actor,
+          { url: `${receiver.url}/claims`, events: ['contact.created'] },
+          deps,
+        ),
+      );
+      const contact = (phone: string) =>
+        store.write((tx) => createContact(tx, actor, { phone }, deps));
+      const settled = async (count: number) => {
+        const rows = await store.db
+          .selectFrom('webhook_deliveries')
+          .select('status')
+          .where('status', '=', 'succeeded')
+          .execute();
+        return rows.length === count;
+      };
+
+      // Claims are the worker's writes that need not wait for the disk.
+      let claims = 0;
+      const counted: Store = {
+        engine: store.engine,
+        capabilities: store.capabilities,
+        signals: store.signals,
+        get db() {
+          return store.db;
+        },
+        write: (unit, options) => {
+          if (options?.durable === false) claims++;
+          return store.write(unit, options);
+        },
+        foreignChanges: () => store.foreignChanges(),
+        close: () => store.close(),
+      };
+      const worker = new WebhookWorker({
+        store: counted,
+        clock,
+        logger: createLogger('silent'),
+        secrets,
+        dispatcher,
+        // One at a time: each attempt's end is a round's chance to claim.
+        perEndpoint: 1,
+      });
+      try {
+        await contact('+14155550161');
+        await contact('+14155550162');
+        await contact('+14155550163');
+        worker.start();
+        await until(() => settled(3), 'three deliveries');
+        // The first claim took all three and came back short of its 64: the ends of the
+        // three attempts, and the idle polls since, had nothing to claim.
+        await sleep(150);
+        assert.equal(claims, 1);
+
+        // A new event's signal ends the hold.
+        await contact('+14155550164');
+        await until(() => settled(4), 'the fourth delivery');
+        assert.equal(claims, 2);
+
+        // So does time: a retry or a lapsed lease may have fallen due meanwhile.
+        clock.advance(1000);
+        await until(async () => claims === 3, 'a claim after the hold');
+      } finally {
+        await worker.stop();
+      }
+      assert.equal(receiver.at('/claims').length, 4);
+    });
+  });
+}
