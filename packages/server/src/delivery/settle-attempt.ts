@@ -83,7 +83,7 @@ export async function settleAttempt(
         status: 'succeeded',
       });
       if (endpoint.failing_since !== null) {
-        await updateWebhookEndpoint(tx.db, endpoint.id, { failing_since: null });
+        await updateWebhookEndpoint(tx, endpoint.id, { failing_since: null });
       }
       return;
     }
@@ -92,7 +92,7 @@ export async function settleAttempt(
         ...common,
         status: 'failed',
       });
-      await updateWebhookEndpoint(tx.db, endpoint.id, {
+      await updateWebhookEndpoint(tx, endpoint.id, {
         enabled: 0,
         disabled_reason: 'endpoint_gone_410',
         updated_at: now,
@@ -106,14 +106,14 @@ export async function settleAttempt(
     });
     const failingSince = endpoint.failing_since ?? attemptedAt;
     if (shouldDisableEndpoint(failingSince, now)) {
-      await updateWebhookEndpoint(tx.db, endpoint.id, {
+      await updateWebhookEndpoint(tx, endpoint.id, {
         enabled: 0,
         disabled_reason: 'failing_for_5_days',
         failing_since: failingSince,
         updated_at: now,
       });
     } else if (endpoint.failing_since === null) {
-      await updateWebhookEndpoint(tx.db, endpoint.id, { failing_since: failingSince });
+      await updateWebhookEndpoint(tx, endpoint.id, { failing_since: failingSince });
     }
   });
 }

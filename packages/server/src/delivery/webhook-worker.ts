@@ -9,13 +9,11 @@ import {
   settleDelivery,
   type WebhookDeliveryRow,
 } from '../store/repos/webhook-deliveries.ts';
-import {
-  findWebhookEndpointById,
-  type WebhookEndpointRow,
-} from '../store/repos/webhook-endpoints.ts';
+import type { WebhookEndpointRow } from '../store/repos/webhook-endpoints.ts';
 import { findEventsByIds, type EventRow } from '../store/repos/events.ts';
 import type { Store } from '../store/store.ts';
 import { isoTime } from '../presenters/time.ts';
+import { EndpointRows } from './endpoint-rows.ts';
 import { postWebhook, type PostResult } from './post-webhook.ts';
 import { settleAttempt } from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
@@ -110,6 +108,7 @@ export class WebhookWorker {
     this.#pump.wake();
   };
   #total = 0;
+  readonly #endpoints: EndpointRows;
 
   constructor(options: WebhookWorkerOptions) {
     this.#o = {
@@ -120,6 +119,7 @@ export class WebhookWorker {
       requireHttps: false,
       ...options,
     };
+    this.#endpoints = new EndpointRows(options.store);
     this.#pump = new Pump({
       round: () => this.#round(false),
       clock: options.clock,
@@ -143,6 +143,7 @@ export class WebhookWorker {
     this.#waitingCount = 0;
     while (this.#running.size > 0) await Promise.all(this.#running);
     if (unstarted.length > 0) await this.#release(unstarted);
+    this.#endpoints.close();
   }
 
   /** One round that waits for its attempts (tests drive the worker with this on a fake clock). */
@@ -312,8 +313,8 @@ export class WebhookWorker {
     event: EventRow | undefined,
   ): Promise<{ settling: Promise<void> }> {
     const { store, clock } = this.#o;
-    // The endpoint is read at each attempt: it may have been disabled or rotated since the claim.
-    const endpoint = await findWebhookEndpointById(store.db, delivery.endpoint_id);
+    // The endpoint as it is now: it may have been disabled or rotated since the claim.
+    const endpoint = await this.#endpoints.get(delivery.endpoint_id);
     const attemptedAt = clock.now();
     if (!event || !endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
       await store.write((tx) =>

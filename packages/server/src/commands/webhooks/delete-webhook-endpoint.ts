@@ -16,6 +16,6 @@ export async function deleteWebhookEndpoint(
   const row = await findWebhookEndpoint(tx.db, actor.accountId, actor.mode, id);
   if (!row) throw notFound('webhook endpoint', id);
   const now = deps.clock.now();
-  await updateWebhookEndpoint(tx.db, id, { deleted_at: now, enabled: 0, updated_at: now });
+  await updateWebhookEndpoint(tx, id, { deleted_at: now, enabled: 0, updated_at: now });
   return { id, object: 'webhook_endpoint', deleted: true };
 }

@@ -31,6 +31,6 @@ export async function rotateWebhookSecret(
     previous_secret_expires_at: now + SECRET_ROTATION_OVERLAP_MS,
     updated_at: now,
   };
-  await updateWebhookEndpoint(tx.db, id, changes);
+  await updateWebhookEndpoint(tx, id, changes);
   return presentWebhookEndpoint({ ...row, ...changes }, secret);
 }

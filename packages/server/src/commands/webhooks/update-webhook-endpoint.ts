@@ -40,6 +40,6 @@ export async function updateWebhookEndpoint(
     changes.disabled_reason = input.enabled ? null : 'disabled_by_user';
     if (input.enabled) changes.failing_since = null;
   }
-  await writeEndpoint(tx.db, id, changes);
+  await writeEndpoint(tx, id, changes);
   return presentWebhookEndpoint({ ...row, ...changes });
 }

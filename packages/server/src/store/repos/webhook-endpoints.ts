@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { compiled } from '../compiled.ts';
 import type { DB, Mode, WebhookEndpointsTable } from '../schema.ts';
+import type { WriteTx } from '../write-queue.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -80,11 +81,18 @@ export function listEnabledWebhookEndpoints(
   return selectEnabledEndpoints(db, accountId, mode);
 }
 
-/** Changes an endpoint's columns. */
+/**
+ * The signal every change to an endpoint row publishes once committed, with `{id}`:
+ * what keeps copies of endpoint rows (the delivery worker's) from going stale.
+ */
+export const WEBHOOK_ENDPOINT_CHANGED = 'webhook_endpoint.changed';
+
+/** Changes an endpoint's columns, and says so once committed (WEBHOOK_ENDPOINT_CHANGED). */
 export async function updateWebhookEndpoint(
-  db: Kysely<DB>,
+  tx: WriteTx,
   id: string,
   values: Partial<Omit<WebhookEndpointRow, 'id' | 'account_id' | 'mode' | 'created_at'>>,
 ): Promise<void> {
-  await db.updateTable('webhook_endpoints').set(values).where('id', '=', id).execute();
+  await tx.db.updateTable('webhook_endpoints').set(values).where('id', '=', id).execute();
+  tx.publish(WEBHOOK_ENDPOINT_CHANGED, { id });
 }

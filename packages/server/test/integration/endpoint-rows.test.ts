@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { EndpointRows } from '../../src/delivery/endpoint-rows.ts';
+import {
+  insertWebhookEndpoint,
+  updateWebhookEndpoint,
+  type WebhookEndpointRow,
+} from '../../src/store/repos/webhook-endpoints.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+
+const NOW = Date.UTC(2026, 0, 1);
+const ACCOUNT = 'acct_endpoint_rows';
+
+function endpointRow(id: string): WebhookEndpointRow {
+  return {
+    id,
+    account_id: ACCOUNT,
+    mode: 'test',
+    url: 'https://example.com/first',
+    description: null,
+    events_json: '["message.received"]',
+    secret_sealed: 'sealed',
+    previous_secret_sealed: null,
+    previous_secret_expires_at: null,
+    enabled: 1,
+    disabled_reason: null,
+    failing_since: null,
+    deleted_at: null,
+    created_at: NOW,
+    updated_at: NOW,
+  };
+}
+
+for (const engine of ENGINES) {
+  describe(`the delivery worker's endpoint rows (${engine})`, () => {
+    let database: TestDatabase;
+    let store: Store;
+    let rows: EndpointRows;
+
+    before(async () => {
+      database = await createTestDatabase(engine);
+      store = await openStore(database.options);
+      await store.write(async (tx) => {
+        await tx.db
+          .insertInto('accounts')
+          .values({ id: ACCOUNT, name: 'Endpoint rows', help_reply: null, created_at: NOW })
+          .execute();
+      });
+      rows = new EndpointRows(store);
+    });
+    after(async () => {
+      rows.close();
+      await store.close();
+      await database.drop();
+    });
+
+    async function created(id: string): Promise<void> {
+      await store.write((tx) => insertWebhookEndpoint(tx.db, endpointRow(id)));
+    }
+
+    test('a change through updateWebhookEndpoint is seen by the next read', async () => {
+      await created('we_local');
+      assert.equal((await rows.get('we_local'))?.url, 'https://example.com/first');
+      await store.write((tx) => updateWebhookEndpoint(tx, 'we_local', { enabled: 0 }));
+      assert.equal((await rows.get('we_local'))?.enabled, 0);
+    });
+
+    test('a change by another process is seen by the next read', async () => {
+      await created('we_foreign');
+      assert.equal((await rows.get('we_foreign'))?.enabled, 1);
+      // Another connection, as the CLI or another instance would have.
+      const other = await openStore(database.options);
+      try {
+        await other.write((tx) =>
+          tx.db
+            .updateTable('webhook_endpoints')
+            .set({ deleted_at: NOW + 1 })
+            .where('id', '=', 'we_foreign')
+            .execute(),
+        );
+      } finally {
+        await other.close();
+      }
+      assert.equal((await rows.get('we_foreign'))?.deleted_at, NOW + 1);
+    });
+
+    test(
+      engine === 'sqlite'
+        ? 'a row is read once and kept while nothing says it changed'
+        : 'every read asks the database, since another instance may have changed the row',
+      async () => {
+        await created('we_kept');
+        assert.equal((await rows.get('we_kept'))?.url, 'https://example.com/first');
+        // Written by this process without the signal: only a kept copy hides it.
+        await store.write((tx) =>
+          tx.db
+            .updateTable('webhook_endpoints')
+            .set({ url: 'https://example.com/second' })
+            .where('id', '=', 'we_kept')
+            .execute(),
+        );
+        assert.equal(
+          (await rows.get('we_kept'))?.url,
+          engine === 'sqlite' ? 'https://example.com/first' : 'https://example.com/second',
+        );
+      },
+    );
+
+    test('an endpoint that does not exist is not remembered as missing', async () => {
+      assert.equal(await rows.get('we_later'), undefined);
+      await created('we_later');
+      assert.equal((await rows.get('we_later'))?.id, 'we_later');
+    });
+  });
+}
