@@ -1,0 +1,62 @@
+import type { Store } from './store.ts';
+
+/** Entries kept at most; when full the cache starts over (one load per key). */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Copies of committed rows, for reads on a hot path, that are never served once
+ * the row has changed:
+ * - a change in this process publishes `signal` after its commit with the
+ *   changed key in its payload (`keyOf`), which drops that entry;
+ * - a commit by another process (the CLI, another instance) moves
+ *   `store.foreignChanges()`, checked on every read, which drops them all. On
+ *   SQLite that is the writer's `PRAGMA data_version` (~1 µs, no table read). On
+ *   PostgreSQL it moves on every call: another instance's NOTIFY arrives only
+ *   after its commit, too late for "the very next read", so there every read loads.
+ * A load that raced a local change is not kept. Only what `load` finds is kept:
+ * a missing row is asked for again.
+ */
+export class CommittedCache<V> {
+  readonly #store: Store;
+  readonly #signal: string;
+  readonly #entries = new Map<string, V>();
+  #version: number | null = null;
+  /** Moves on every local change, so a load that raced one is not kept. */
+  #generation = 0;
+  readonly #onChanged: (payload: unknown) => void;
+
+  constructor(store: Store, signal: string, keyOf: (payload: unknown) => string | undefined) {
+    this.#store = store;
+    this.#signal = signal;
+    this.#onChanged = (payload) => {
+      this.#generation++;
+      const key = keyOf(payload);
+      if (key !== undefined) this.#entries.delete(key);
+    };
+    store.signals.on(signal, this.#onChanged);
+  }
+
+  /** The entry for `key`, from the copy while it is known current, else from `load`. */
+  async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    const version = this.#store.foreignChanges();
+    if (version !== this.#version) {
+      this.#entries.clear();
+      this.#version = version;
+    }
+    const cached = this.#entries.get(key);
+    if (cached !== undefined) return cached;
+    const generation = this.#generation;
+    const value = await load();
+    if (value !== undefined && generation === this.#generation && version === this.#version) {
+      if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+
+  /** Stops following changes. */
+  close(): void {
+    this.#store.signals.off(this.#signal, this.#onChanged);
+    this.#entries.clear();
+  }
+}
