@@ -16,6 +16,7 @@ import {
   type WebhookEndpointRow,
 } from '../store/repos/webhook-endpoints.ts';
 import type { Store } from '../store/store.ts';
+import type { WriteUnit } from '../store/write-queue.ts';
 import type { PostResult } from './post-webhook.ts';
 
 /** What settling an attempt needs from the worker. */
@@ -38,8 +39,21 @@ export async function settleAttempt(
   attemptedAt: number,
   result: PostResult,
 ): Promise<void> {
-  const { store, clock } = o;
-  const now = clock.now();
+  await o.store.write(settlementOf(o, delivery, endpoint, attemptedAt, result));
+}
+
+/**
+ * The write unit that settles one attempt (see settleAttempt), with its time and
+ * its retry's time fixed now, when the attempt has ended, however late it commits.
+ */
+export function settlementOf(
+  o: Omit<SettleDeps, 'store'>,
+  delivery: WebhookDeliveryRow,
+  endpoint: WebhookEndpointRow,
+  attemptedAt: number,
+  result: PostResult,
+): WriteUnit<void> {
+  const now = o.clock.now();
   const outcome = classifyAttempt({
     ...(result.status !== undefined ? { status: result.status } : {}),
     ...(result.error !== undefined ? { error: result.error } : {}),
@@ -59,7 +73,7 @@ export async function settleAttempt(
               : null,
         })
       : null;
-  await store.write(async (tx) => {
+  return async (tx) => {
     await insertAttempt(tx.db, {
       id: newId('wha', attemptedAt),
       delivery_id: delivery.id,
@@ -115,5 +129,5 @@ export async function settleAttempt(
     } else if (endpoint.failing_since === null) {
       await updateWebhookEndpoint(tx, endpoint.id, { failing_since: failingSince });
     }
-  });
+  };
 }

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
+import { Gather } from '../lib/gather.ts';
 import { Pump } from '../lib/pump.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import {
@@ -12,10 +13,11 @@ import {
 import type { WebhookEndpointRow } from '../store/repos/webhook-endpoints.ts';
 import { findEventsByIds, type EventRow } from '../store/repos/events.ts';
 import type { Store } from '../store/store.ts';
+import type { WriteUnit } from '../store/write-queue.ts';
 import { isoTime } from '../presenters/time.ts';
 import { EndpointRows } from './endpoint-rows.ts';
 import { postWebhook, type PostResult } from './post-webhook.ts';
-import { settleAttempt } from './settle-attempt.ts';
+import { settlementOf } from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
 
 /** Identifies the sender to receivers' logs and firewalls. */
@@ -69,6 +71,11 @@ export function envelope(event: EventRow): string {
  * endpoints where a bare signed-POST loop did 4 500/s.
  */
 const CLAIM_CHUNK = 64;
+
+/** How long an attempt's settlement waits for others to commit with (see #settle). */
+const SETTLE_GATHER_MS = 5;
+/** Settlements committed together at most. */
+const SETTLE_BATCH = 64;
 
 /** How long a claim that came back short stands for the same busy endpoints (see #shortClaim). */
 const SHORT_CLAIM_HOLD_MS = 100;
@@ -141,6 +148,7 @@ export class WebhookWorker {
     const unstarted = [...this.#waiting.values()].flat().map((c) => c.delivery.id);
     this.#waiting.clear();
     this.#waitingCount = 0;
+    this.#settlements.flush();
     while (this.#running.size > 0) await Promise.all(this.#running);
     if (unstarted.length > 0) await this.#release(unstarted);
     this.#endpoints.close();
@@ -282,6 +290,35 @@ export class WebhookWorker {
     this.#running.add(run);
   }
 
+  /**
+   * Settlements wait up to SETTLE_GATHER_MS for others and are then submitted in one
+   * go, so the write queue commits them as one batch. Each commit cost ~100 µs
+   * (taking the write lock, writing the pages of the deliveries, their index
+   * entries and the attempt log) and a turn held ~7 settlements under load.
+   * Nothing waits for a settlement but the delivery's lease (45 s) and the log;
+   * its times were fixed when the attempt ended (settlementOf).
+   */
+  readonly #settlements = new Gather<{ unit: WriteUnit<void>; done: (error?: unknown) => void }>(
+    (gathered) => {
+      for (const { unit, done } of gathered) {
+        this.#o.store.write(unit).then(
+          () => done(),
+          (error: unknown) => done(error ?? new Error('settlement failed')),
+        );
+      }
+    },
+    { waitMs: SETTLE_GATHER_MS, maxItems: SETTLE_BATCH },
+  );
+
+  #settle(unit: WriteUnit<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) =>
+      this.#settlements.add({
+        unit,
+        done: (error) => (error === undefined ? resolve() : reject(error)),
+      }),
+    );
+  }
+
   /** Opened secrets by their sealed text: decrypting one per attempt was a tenth of the worker's time. */
   readonly #opened = new Map<string, string>();
 
@@ -356,6 +393,8 @@ export class WebhookWorker {
             dispatcher: this.#o.dispatcher,
             timeoutMs: this.#o.timeoutMs,
           });
-    return { settling: settleAttempt(this.#o, delivery, endpoint, attemptedAt, result) };
+    return {
+      settling: this.#settle(settlementOf(this.#o, delivery, endpoint, attemptedAt, result)),
+    };
   }
 }
