@@ -10,7 +10,6 @@ import {
   lockMessageById,
   updateMessageStatus,
   updateRecipientStatus,
-  writesConcurrently,
   type RecipientRow,
 } from '../store/repos/messages.ts';
 import type { WriteTx } from '../store/write-queue.ts';
@@ -35,19 +34,37 @@ export async function transitionRecipient(
   // the other's row as it was before would store a status neither participant has.
   const message = await lockMessageById(tx.db, recipient.message_id);
   if (!message) return false;
-  // The recipients as the transitions before this one left them. Where no other writer
-  // runs (SQLite), the row the caller read in this transaction is still current.
-  const before =
-    message.is_group || writesConcurrently(tx.db)
-      ? await listRecipients(tx.db, message.id)
-      : [recipient];
-  const current = before.find((r) => r.phone === recipient.phone);
-  if (!current) return false;
-  const next = nextStatus(current.status, status);
-  if (next === null) return false;
+  // A group's recipients as the transitions before this one left them; a one-to-one
+  // message's one recipient as the caller read it, checked by the update below.
+  let before = message.is_group ? await listRecipients(tx.db, message.id) : [recipient];
+  let current = before.find((r) => r.phone === recipient.phone);
   const now = deps.clock.now();
-  const reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
-  await updateRecipientStatus(tx.db, message.id, current.phone, next, reason, now);
+  let next: MessageStatus | null;
+  let reason: string | null;
+  // At most twice: the second time with the row read under the lock.
+  for (let reread = false; ; reread = true) {
+    if (!current) return false;
+    next = nextStatus(current.status, status);
+    if (next === null) return false;
+    reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
+    // Applies only if the row is still as read: a transition by another lane or instance
+    // that committed between the caller's read and the lock has changed it.
+    if (
+      await updateRecipientStatus(
+        tx.db,
+        message.id,
+        current.phone,
+        current.status,
+        next,
+        reason,
+        now,
+      )
+    )
+      break;
+    if (reread) return false;
+    before = await listRecipients(tx.db, message.id);
+    current = before.find((r) => r.phone === recipient.phone);
+  }
   const changedRecipient = { ...current, status: next, failure_reason: reason, updated_at: now };
   const recipients = before.map((r) => (r === current ? changedRecipient : r));
 

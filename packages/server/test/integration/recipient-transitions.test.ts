@@ -37,7 +37,7 @@ for (const engine of ENGINES) {
       await database.drop();
     });
 
-    /** A sent group message to `phones`, every participant `sent`. */
+    /** A sent message to `phones` (a group if more than one), every recipient `sent`. */
     async function sentGroup(id: string, phones: string[]): Promise<RecipientRow[]> {
       const message: MessageRow = {
         id,
@@ -46,8 +46,8 @@ for (const engine of ENGINES) {
         conversation_id: `conv_${id}`,
         direction: 'outbound',
         from_phone: '+15550000000',
-        to_json: JSON.stringify(phones),
-        is_group: 1,
+        to_json: JSON.stringify(phones.length > 1 ? phones : phones[0]),
+        is_group: phones.length > 1 ? 1 : 0,
         body: 'hello',
         media_json: '[]',
         segments: 1,
@@ -133,6 +133,27 @@ for (const engine of ENGINES) {
       );
       const recipients = await listRecipients(store.db, 'msg_stale');
       assert.equal(recipients.find((r) => r.phone === only!.phone)?.status, 'delivered');
+    });
+
+    test('a one-to-one receipt read before another transition of its recipient is judged by the row as it is now', async () => {
+      const [only] = await sentGroup('msg_stale_direct', ['+15550000005']);
+      assert.equal(
+        await store.write((tx) => transitionRecipient(tx, only!, 'delivered', null, deps)),
+        true,
+      );
+      // The caller's row still says `sent`: the failure must not overwrite `delivered`.
+      assert.equal(
+        await store.write((tx) =>
+          transitionRecipient(tx, only!, 'failed', 'carrier_rejected', deps),
+        ),
+        false,
+      );
+      const [row] = await listRecipients(store.db, 'msg_stale_direct');
+      assert.equal(row?.status, 'delivered');
+      assert.deepEqual(await statusOf('msg_stale_direct'), {
+        status: 'delivered',
+        failure_reason: null,
+      });
     });
   });
 }

@@ -83,6 +83,7 @@ const setRecipientStatus = compiled(
     db: Kysely<DB>,
     messageId: string,
     phone: string,
+    from: RecipientRow['status'],
     status: RecipientRow['status'],
     failureReason: string | null,
     at: number,
@@ -91,7 +92,9 @@ const setRecipientStatus = compiled(
       .updateTable('message_recipients')
       .set({ status, failure_reason: failureReason, updated_at: at })
       .where('message_id', '=', messageId)
-      .where('phone', '=', phone),
+      .where('phone', '=', phone)
+      .where('status', '=', from)
+      .returning('phone'),
 );
 const setRecipientCarrierRef = compiled(
   (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
@@ -120,7 +123,7 @@ const setMessageStatus = compiled(
  * lanes and instances commit concurrently, so a row read before a lock may be stale.
  * A SQLite write transaction excludes every other writer until it ends.
  */
-export function writesConcurrently(db: Kysely<DB>): boolean {
+function writesConcurrently(db: Kysely<DB>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -165,16 +168,22 @@ export async function findRecipient(
   return (await selectRecipient(db, messageId, phone))[0];
 }
 
-/** Writes a recipient's new status (the state machine decided it may change). */
+/**
+ * Moves a recipient from status `from` to `status` (the state machine decided it
+ * may); false, changing nothing, if its status is no longer `from`.
+ */
 export async function updateRecipientStatus(
   db: Kysely<DB>,
   messageId: string,
   phone: string,
+  from: RecipientRow['status'],
   status: RecipientRow['status'],
   failureReason: string | null,
   at: number,
-): Promise<void> {
-  await setRecipientStatus(db, messageId, phone, status, failureReason, at);
+): Promise<boolean> {
+  return (
+    (await setRecipientStatus(db, messageId, phone, from, status, failureReason, at)).length > 0
+  );
 }
 
 /** Records the reference the carrier gave a recipient's submission. */
