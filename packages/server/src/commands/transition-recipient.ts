@@ -1,6 +1,6 @@
 import {
-  aggregateStatus,
   nextStatus,
+  overallOutcome,
   type FailureReason,
   type MessageStatus,
 } from '../domain/message-status.ts';
@@ -29,9 +29,10 @@ export async function transitionRecipient(
   failureReason: FailureReason | null,
   deps: CommandDeps,
 ): Promise<boolean> {
-  // Lock the message before deciding anything. On PostgreSQL two participants' receipts may
-  // commit at once (other lanes, other instances): each computing the overall status from
-  // the other's row as it was before would store a status neither participant has.
+  // Lock the message before deciding anything. On PostgreSQL two instances may commit two
+  // participants' receipts at once: each computing the overall status from the other's row
+  // as it was before would store a status neither participant has. (Within one process a
+  // message's receipts and its dispatch failures share the carrier lane.)
   const message = await lockMessageById(tx.db, recipient.message_id);
   if (!message) return false;
   // A group's recipients as the transitions before this one left them; a one-to-one
@@ -47,8 +48,8 @@ export async function transitionRecipient(
     next = nextStatus(current.status, status);
     if (next === null) return false;
     reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
-    // Applies only if the row is still as read: a transition by another lane or instance
-    // that committed between the caller's read and the lock has changed it.
+    // Applies only if the row is still as read: a transition by another instance that
+    // committed between the caller's read and the lock has changed it.
     if (
       await updateRecipientStatus(
         tx.db,
@@ -68,11 +69,7 @@ export async function transitionRecipient(
   const changedRecipient = { ...current, status: next, failure_reason: reason, updated_at: now };
   const recipients = before.map((r) => (r === current ? changedRecipient : r));
 
-  const overall = aggregateStatus(recipients.map((r) => r.status));
-  const overallReason =
-    overall === 'failed'
-      ? (recipients.find((r) => r.failure_reason)?.failure_reason ?? reason)
-      : null;
+  const { status: overall, failureReason: overallReason } = overallOutcome(recipients);
   const changed = nextStatus(message.status, overall) !== null;
   if (changed) await updateMessageStatus(tx.db, message.id, overall, overallReason, now);
   const updated = changed

@@ -110,7 +110,10 @@ export class WebhookWorker {
    * leases) are picked up once SHORT_CLAIM_HOLD_MS has passed.
    */
   #shortClaim: { busy: string[]; at: number } | null = null;
+  /** Counts new-delivery signals, so a claim that raced one does not become the memo. */
+  #signals = 0;
   readonly #wake = () => {
+    this.#signals++;
     this.#shortClaim = null;
     this.#pump.wake();
   };
@@ -176,11 +179,13 @@ export class WebhookWorker {
       short !== null &&
       now - short.at < SHORT_CLAIM_HOLD_MS &&
       short.busy.every((id) => busy.includes(id));
-    if (pointless && this.#total === 0 && this.#waitingCount === 0) {
-      // Nothing runs whose end would wake a round: come back when the hold is over.
+    if (pointless) {
+      // Attempts' ends wake a round before then if an endpoint frees; rows falling due with
+      // time are claimed once the hold is over.
       return { again: 'at', at: short.at + SHORT_CLAIM_HOLD_MS } as const;
     }
-    let claimedAny = room <= 0 || pointless;
+    const signals = this.#signals;
+    let claimedAny = room <= 0;
     if (!claimedAny) {
       // A lease lost in a crash is taken again after it lapses: no need to wait for the disk.
       const claimed = await store.write(
@@ -211,7 +216,10 @@ export class WebhookWorker {
       claimedAny = claimed.length > 0;
       // A full claim leaves the memo as it was: it took rows only of endpoints the memo
       // had seen busy, and says nothing new about the others.
-      if (claimed.length < room) this.#shortClaim = { busy, at: now };
+      // Unless a new delivery was signalled meanwhile: the claim may have run before its commit.
+      if (claimed.length < room && this.#signals === signals) {
+        this.#shortClaim = { busy, at: now };
+      }
     }
     // While attempts run, their ends wake the next round; the next due time is only needed
     // when nothing was claimed and nothing runs (its query reads every pending delivery:

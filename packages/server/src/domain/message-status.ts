@@ -67,3 +67,18 @@ export function aggregateStatus(participants: readonly MessageStatus[]): Message
   }
   return least ?? 'failed';
 }
+
+/**
+ * A message's overall status and failure reason from its recipients: the status of
+ * aggregateStatus, and the first recipient's failure reason when every one failed.
+ * Every transition stores this on the message; a view of a group derives it from the
+ * participants it shows, so the two always agree.
+ */
+export function overallOutcome(
+  recipients: readonly { status: MessageStatus; failure_reason: string | null }[],
+): { status: MessageStatus; failureReason: string | null } {
+  const status = aggregateStatus(recipients.map((r) => r.status));
+  const failureReason =
+    status === 'failed' ? (recipients.find((r) => r.failure_reason)?.failure_reason ?? null) : null;
+  return { status, failureReason };
+}

@@ -1,3 +1,4 @@
+import { overallOutcome } from '../domain/message-status.ts';
 import type { MessageRow, RecipientRow } from '../store/repos/messages.ts';
 import { isoTime } from './time.ts';
 
@@ -50,6 +51,14 @@ export function presentMessage(row: MessageRow, recipients: RecipientRow[] = [])
   };
   if (row.is_group) {
     view.participants = recipients.map((r) => ({ phone: r.phone, status: r.status }));
+    // A read of the message and then its recipients is two statements, and a receipt may
+    // commit between them: a group's overall status is taken from the participants shown,
+    // which is what every transition stores (overallOutcome), so the view agrees with itself.
+    if (recipients.length > 0) {
+      const overall = overallOutcome(recipients);
+      view.status = overall.status;
+      view.failureReason = overall.failureReason;
+    }
   }
   return view;
 }

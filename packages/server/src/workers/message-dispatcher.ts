@@ -138,6 +138,11 @@ export class MessageDispatcher {
         );
         rows.forEach((r, i) => settled.push([r, outcomes[i]!]));
       }
+      // In message order: a failure's transition locks its message, and two instances'
+      // settlements taking the same messages in opposite orders could deadlock.
+      settled.sort(([a], [b]) =>
+        a.message_id < b.message_id ? -1 : a.message_id > b.message_id ? 1 : 0,
+      );
       await this.#store.write(async (tx) => {
         const deps = { clock: this.#clock };
         for (const [row, outcome] of settled) {

@@ -85,7 +85,8 @@ for (const engine of ENGINES) {
     test('receipts of two participants committing at once leave the overall status of both', async () => {
       const [first, second] = await sentGroup('msg_concurrent', ['+15550000001', '+15550000002']);
       // The first receipt holds its transaction open after its transition; the second
-      // runs on another lane meanwhile (its own connection on PostgreSQL).
+      // commits meanwhile on another lane (its own connection on PostgreSQL), as another
+      // instance sharing the database would.
       const transitioned = gate();
       const release = gate();
       const delivered = store.write(

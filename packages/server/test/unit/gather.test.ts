@@ -6,13 +6,13 @@ import { Gather } from '../../src/lib/gather.ts';
 describe('gathering items to hand over together', () => {
   test('items that arrive within the wait are handed over together, once the wait is over', async () => {
     const handed: number[][] = [];
-    const gather = new Gather<number>((items) => handed.push(items), { waitMs: 30, maxItems: 10 });
+    const gather = new Gather<number>((items) => handed.push(items), { waitMs: 200, maxItems: 10 });
     gather.add(1);
     gather.add(2);
     await sleep(5);
     gather.add(3);
     assert.deepEqual(handed, [], 'nothing is handed over before the wait is over');
-    await sleep(60);
+    await sleep(300);
     assert.deepEqual(handed, [[1, 2, 3]]);
   });
 
