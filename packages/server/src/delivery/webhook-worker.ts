@@ -214,9 +214,9 @@ export class WebhookWorker {
       }
       for (const endpointId of new Set(claimed.map((d) => d.endpoint_id))) this.#start(endpointId);
       claimedAny = claimed.length > 0;
-      // A full claim leaves the memo as it was: it took rows only of endpoints the memo
-      // had seen busy, and says nothing new about the others.
-      // Unless a new delivery was signalled meanwhile: the claim may have run before its commit.
+      // A short claim becomes the memo, unless a new delivery was signalled meanwhile (the
+      // claim may have run before its commit). A full claim leaves the memo as it was: it
+      // took rows only of endpoints the memo had seen busy, and says nothing of the others.
       if (claimed.length < room && this.#signals === signals) {
         this.#shortClaim = { busy, at: now };
       }
