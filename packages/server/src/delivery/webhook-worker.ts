@@ -306,24 +306,17 @@ export class WebhookWorker {
    * Nothing waits for a settlement but the delivery's lease (45 s) and the log;
    * its times were fixed when the attempt ended (settlementOf).
    */
-  readonly #settlements = new Gather<{ unit: WriteUnit<void>; done: (error?: unknown) => void }>(
+  readonly #settlements = new Gather<() => void>(
     (gathered) => {
-      for (const { unit, done } of gathered) {
-        this.#o.store.write(unit).then(
-          () => done(),
-          (error: unknown) => done(error ?? new Error('settlement failed')),
-        );
-      }
+      for (const submit of gathered) submit();
     },
     { waitMs: SETTLE_GATHER_MS, maxItems: SETTLE_BATCH },
   );
 
+  /** Resolves (or rejects) as the settlement's write does, once it has been submitted. */
   #settle(unit: WriteUnit<void>): Promise<void> {
-    return new Promise<void>((resolve, reject) =>
-      this.#settlements.add({
-        unit,
-        done: (error) => (error === undefined ? resolve() : reject(error)),
-      }),
+    return new Promise<void>((resolve) =>
+      this.#settlements.add(() => resolve(this.#o.store.write(unit))),
     );
   }
 

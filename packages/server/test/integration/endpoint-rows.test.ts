@@ -7,6 +7,7 @@ import {
   updateWebhookEndpoint,
   type WebhookEndpointRow,
 } from '../../src/store/repos/webhook-endpoints.ts';
+import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
@@ -42,12 +43,14 @@ for (const engine of ENGINES) {
     before(async () => {
       database = await createTestDatabase(engine);
       store = await openStore(database.options);
-      await store.write(async (tx) => {
-        await tx.db
-          .insertInto('accounts')
-          .values({ id: ACCOUNT, name: 'Endpoint rows', help_reply: null, created_at: NOW })
-          .execute();
-      });
+      await store.write((tx) =>
+        insertAccount(tx.db, {
+          id: ACCOUNT,
+          name: 'Endpoint rows',
+          help_reply: null,
+          created_at: NOW,
+        }),
+      );
       rows = new EndpointRows(store);
     });
     after(async () => {

@@ -9,6 +9,7 @@ import {
   type MessageRow,
   type RecipientRow,
 } from '../../src/store/repos/messages.ts';
+import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { gate } from '../support/gate.ts';
@@ -25,12 +26,14 @@ for (const engine of ENGINES) {
     before(async () => {
       database = await createTestDatabase(engine);
       store = await openStore(database.options);
-      await store.write(async (tx) => {
-        await tx.db
-          .insertInto('accounts')
-          .values({ id: ACCOUNT, name: 'Transitions', help_reply: null, created_at: NOW })
-          .execute();
-      });
+      await store.write((tx) =>
+        insertAccount(tx.db, {
+          id: ACCOUNT,
+          name: 'Transitions',
+          help_reply: null,
+          created_at: NOW,
+        }),
+      );
     });
     after(async () => {
       await store.close();

@@ -6,7 +6,11 @@ import { loadDeliveryLog } from '../../src/commands/webhooks/delivery-log.ts';
 import { settleAttempt } from '../../src/delivery/settle-attempt.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
-import type { WebhookEndpointRow } from '../../src/store/repos/webhook-endpoints.ts';
+import {
+  insertWebhookEndpoint,
+  type WebhookEndpointRow,
+} from '../../src/store/repos/webhook-endpoints.ts';
+import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
@@ -38,11 +42,13 @@ for (const engine of ENGINES) {
       database = await createTestDatabase(engine);
       store = await openStore(database.options);
       await store.write(async (tx) => {
-        await tx.db
-          .insertInto('accounts')
-          .values({ id: endpoint.account_id, name: 'Lease', help_reply: null, created_at: NOW })
-          .execute();
-        await tx.db.insertInto('webhook_endpoints').values(endpoint).execute();
+        await insertAccount(tx.db, {
+          id: endpoint.account_id,
+          name: 'Lease',
+          help_reply: null,
+          created_at: NOW,
+        });
+        await insertWebhookEndpoint(tx.db, endpoint);
       });
     });
     after(async () => {
