@@ -44,10 +44,14 @@ export interface WebhookWorkerOptions {
 
 const LEASE_MARGIN_MS = 30_000;
 
-/** A claimed delivery and its event (undefined if the event is gone: the attempt fails it). */
+/**
+ * A claimed delivery, its event (undefined if the event is gone: the attempt fails it)
+ * and the event's envelope, written once for all the deliveries of the event in a claim.
+ */
 interface Claimed {
   delivery: WebhookDeliveryRow;
   event: EventRow | undefined;
+  body: string;
 }
 
 /**
@@ -203,12 +207,13 @@ export class WebhookWorker {
       const events = new Map(
         (await findEventsByIds(store.db, [...new Set(claimed.map((d) => d.event_id))])).map((e) => [
           e.id,
-          e,
+          { event: e, body: envelope(e) },
         ]),
       );
       for (const delivery of claimed) {
         const queue = this.#waiting.get(delivery.endpoint_id) ?? [];
-        queue.push({ delivery, event: events.get(delivery.event_id) });
+        const found = events.get(delivery.event_id);
+        queue.push({ delivery, event: found?.event, body: found?.body ?? '' });
         this.#waiting.set(delivery.endpoint_id, queue);
         this.#waitingCount++;
       }
@@ -246,9 +251,9 @@ export class WebhookWorker {
       queue.length > 0 &&
       (this.#inFlight.get(endpointId) ?? 0) < this.#o.perEndpoint
     ) {
-      const { delivery, event } = queue.shift()!;
+      const claimed = queue.shift()!;
       this.#waitingCount--;
-      if (delivery.locked_until - now > this.#o.timeoutMs) this.#launch(delivery, event);
+      if (claimed.delivery.locked_until - now > this.#o.timeoutMs) this.#launch(claimed);
     }
     if (queue?.length === 0) this.#waiting.delete(endpointId);
   }
@@ -265,14 +270,15 @@ export class WebhookWorker {
     );
   }
 
-  #launch(delivery: WebhookDeliveryRow, event: EventRow | undefined): void {
+  #launch(claimed: Claimed): void {
+    const { delivery } = claimed;
     const endpointId = delivery.endpoint_id;
     this.#inFlight.set(endpointId, (this.#inFlight.get(endpointId) ?? 0) + 1);
     this.#total++;
     this.#launched++;
     const logFailure = (error: unknown) =>
       this.#o.logger.error({ err: error, deliveryId: delivery.id }, 'attempt failed');
-    const run = this.#attempt(delivery, event)
+    const run = this.#attempt(claimed)
       .then(({ settling }) => {
         // The endpoint's slot is free once it has answered; the attempt's log and the
         // delivery's new status commit meanwhile (the delivery stays leased until then).
@@ -346,10 +352,7 @@ export class WebhookWorker {
    * reached), with the settling of the attempt still running (wrapped: a promise
    * returned from an async function would be waited for).
    */
-  async #attempt(
-    delivery: WebhookDeliveryRow,
-    event: EventRow | undefined,
-  ): Promise<{ settling: Promise<void> }> {
+  async #attempt({ delivery, event, body }: Claimed): Promise<{ settling: Promise<void> }> {
     const { store, clock } = this.#o;
     // The endpoint as it is now: it may have been disabled or rotated since the claim.
     const endpoint = await this.#endpoints.get(delivery.endpoint_id);
@@ -367,7 +370,6 @@ export class WebhookWorker {
       );
       return { settling: Promise.resolve() };
     }
-    const body = envelope(event);
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,

@@ -225,6 +225,26 @@ for (const engine of ENGINES) {
       await acct.test.request('DELETE', `/v1/webhook_endpoints/${endpointId}`);
     });
 
+    test('an attempt ends at the timeout even while its answer trickles in a byte at a time', async () => {
+      // Each byte comes well within undici's idle timeouts, so only a bound on the whole
+      // attempt ends it; the 2xx came in time, so the delivery succeeds.
+      const body = 'x'.repeat(60);
+      receiver.on('/trickle', { status: 200, body, dripMs: TIMEOUT_MS / 5 });
+      const endpointId = await endpointWithEvent(`${receiver.url}/trickle`);
+      const done = await attempts(endpointId, 1);
+      const [attempt] = done.attempts;
+      assert.equal(attempt.statusCode, 200);
+      assert.ok(
+        attempt.durationMs >= TIMEOUT_MS - 50 && attempt.durationMs < TIMEOUT_MS * 4,
+        `ended after ${attempt.durationMs} ms; the whole answer takes ${(60 * TIMEOUT_MS) / 5} ms`,
+      );
+      assert.ok(
+        body.startsWith(attempt.responseBodyExcerpt),
+        'what came before the timeout, or nothing',
+      );
+      assert.equal(done.status, 'succeeded');
+    });
+
     test('a Retry-After on a 500 is ignored: only 429 and 503 may slow the schedule', async () => {
       receiver.on('/error-with-retry-after', { status: 500, retryAfter: '3600' });
       const endpointId = await endpointWithEvent(`${receiver.url}/error-with-retry-after`);

@@ -41,6 +41,8 @@ export interface Answer {
   location?: string;
   body?: string | Buffer;
   headers?: Record<string, string>;
+  /** Sends the headers at once and then `body` one byte every `dripMs` (a body that trickles). */
+  dripMs?: number;
 }
 
 /** Decides the answer; `index` counts the requests to the same path, from 0. */
@@ -80,6 +82,21 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const timers = new Set<NodeJS.Timeout>();
   let connections = 0;
 
+  const drip = (res: ServerResponse, body: Buffer, everyMs: number) => {
+    res.flushHeaders();
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed || sent >= body.length) {
+        clearInterval(timer);
+        timers.delete(timer);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(body.subarray(sent, ++sent));
+    }, everyMs);
+    timers.add(timer);
+  };
+
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -104,7 +121,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         if (answer.retryAfter !== undefined) headers['retry-after'] = answer.retryAfter;
         if (answer.location !== undefined) headers.location = answer.location;
         res.writeHead(answer.status ?? 200, headers);
-        res.end(answer.body ?? '');
+        if (answer.dripMs) drip(res, Buffer.from(answer.body ?? ''), answer.dripMs);
+        else res.end(answer.body ?? '');
       };
       if (answer.delayMs) {
         const timer = setTimeout(() => {

@@ -5,6 +5,7 @@ import * as webhooks from './003-webhooks.ts';
 import * as softphone from './004-softphone.ts';
 import * as byteOrderIds from './005-byte-order-ids.ts';
 import * as coveringDueIndexes from './006-covering-due-indexes.ts';
+import * as leaseOutsideDueIndex from './007-lease-outside-due-index.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-softphone': softphone,
   '005-byte-order-ids': byteOrderIds,
   '006-covering-due-indexes': coveringDueIndexes,
+  '007-lease-outside-due-index': leaseOutsideDueIndex,
 };
 
 /** Kysely's migration provider over the list above. */
