@@ -39,22 +39,68 @@ export function openSqlite(
 }
 
 /**
+ * Builds the rows of one statement from its result arrays. `node:sqlite` makes each
+ * row object by adding its columns one by one to a null-prototype object, which V8
+ * keeps in dictionary mode: every property read was a hash lookup, and a spread of a
+ * row (`{ ...message, status }`) cost ~1.4 µs against ~0.04 µs for a plain object
+ * (5 % of a send's CPU on two such spreads alone). Built from an object literal, the
+ * rows of a statement share one hidden class, and making them is cheaper too
+ * (64 rows: 67 → 44 µs). A later column of the same name wins, as it did before.
+ */
+function rowFactory(columns: readonly string[]): (values: readonly unknown[]) => unknown {
+  const last = new Map(columns.map((name, i) => [name, i]));
+  // `__proto__: …` in a literal would set the prototype; as a computed key it is a column.
+  const fields = [...last].map(([name, i]) =>
+    name === '__proto__' ? `["__proto__"]: v[${i}]` : `${JSON.stringify(name)}: v[${i}]`,
+  );
+  // A constructor written once per prepared statement, from the names SQLite reports.
+  return new Function('v', `return { ${fields.join(', ')} };`) as (
+    v: readonly unknown[],
+  ) => unknown;
+}
+
+/**
  * Adapts `node:sqlite` to the statement interface Kysely's SqliteDialect expects
  * (better-sqlite3's shape): `reader` comes from the statement's result columns,
- * parameters are spread, and prepared statements are cached by SQL text so
- * the hot path never compiles the same statement twice.
+ * parameters are spread, rows are built by `rowFactory`, and prepared statements
+ * are cached by SQL text so the hot path never compiles the same statement twice.
  */
 export function adaptNodeSqlite(db: DatabaseSync): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
-  const wrap = (stmt: StatementSync): SqliteStatement => ({
-    reader: stmt.columns().length > 0,
-    all: (parameters) => stmt.all(...(parameters as never[])),
-    run: (parameters) => {
-      const result = stmt.run(...(parameters as never[]));
-      return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
-    },
-    iterate: (parameters) => stmt.iterate(...(parameters as never[])),
-  });
+  const wrap = (stmt: StatementSync): SqliteStatement => {
+    const columns = stmt.columns().map((column) => column.name);
+    if (columns.length === 0) {
+      return {
+        reader: false,
+        all: (parameters) => stmt.all(...(parameters as never[])),
+        run: (parameters) => {
+          const result = stmt.run(...(parameters as never[]));
+          return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+        },
+        iterate: (parameters) => stmt.iterate(...(parameters as never[])),
+      };
+    }
+    stmt.setReturnArrays(true);
+    const row = rowFactory(columns);
+    return {
+      reader: true,
+      all: (parameters) => {
+        const arrays = stmt.all(...(parameters as never[])) as unknown as unknown[][];
+        const rows = new Array<unknown>(arrays.length);
+        for (let i = 0; i < arrays.length; i++) rows[i] = row(arrays[i]!);
+        return rows;
+      },
+      run: (parameters) => {
+        const result = stmt.run(...(parameters as never[]));
+        return { changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+      },
+      *iterate(parameters) {
+        for (const values of stmt.iterate(...(parameters as never[]))) {
+          yield row(values as unknown as unknown[]);
+        }
+      },
+    };
+  };
   return {
     close: () => db.close(),
     prepare: (sql: string) => {

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { describe, test } from 'node:test';
+import { adaptNodeSqlite } from '../../src/store/dialects/sqlite.ts';
+
+function database() {
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER, note TEXT)');
+  db.exec(`INSERT INTO t VALUES ('a', 1, 'first'), ('b', 2, NULL)`);
+  return adaptNodeSqlite(db);
+}
+
+describe('rows read from SQLite', () => {
+  test('are plain objects of the statement’s columns, in column order', () => {
+    const rows = database().prepare('SELECT id, n, note FROM t ORDER BY id').all([]) as object[];
+    assert.deepStrictEqual(rows, [
+      { id: 'a', n: 1, note: 'first' },
+      { id: 'b', n: 2, note: null },
+    ]);
+    // node:sqlite's own rows have no prototype: V8 keeps them in dictionary mode, where
+    // every read is a hash lookup and a spread costs some thirty times a plain object's.
+    for (const row of rows) assert.equal(Object.getPrototypeOf(row), Object.prototype);
+    assert.deepStrictEqual(Object.keys(rows[0]!), ['id', 'n', 'note']);
+  });
+
+  test('take a repeated column name from its last occurrence', () => {
+    const [row] = database()
+      .prepare(`SELECT id, 'x' AS note, note FROM t WHERE id = ?`)
+      .all(['a']) as object[];
+    assert.deepStrictEqual(row, { id: 'a', note: 'first' });
+  });
+
+  test('are the same objects when iterated, and RETURNING gives them too', () => {
+    const db = database();
+    const iterated = [...db.prepare('SELECT id, n FROM t ORDER BY id').iterate([])];
+    assert.deepStrictEqual(iterated, [
+      { id: 'a', n: 1 },
+      { id: 'b', n: 2 },
+    ]);
+    const returned = db.prepare('UPDATE t SET n = n + 10 WHERE id = ? RETURNING id, n').all(['b']);
+    assert.deepStrictEqual(returned, [{ id: 'b', n: 12 }]);
+  });
+
+  test('a statement without result columns reports its changes', () => {
+    const db = database();
+    const statement = db.prepare('UPDATE t SET n = ? WHERE id = ?');
+    assert.equal(statement.reader, false);
+    assert.equal(Number(statement.run([5, 'a']).changes), 1);
+    assert.deepStrictEqual(db.prepare('SELECT n FROM t WHERE id = ?').all(['a']), [{ n: 5 }]);
+  });
+
+  test('column names that are not identifiers are kept exactly', () => {
+    const [row] = database()
+      .prepare(
+        `SELECT n AS "two words", note AS "quote""d", id AS "__proto__" FROM t WHERE id = 'a'`,
+      )
+      .all([]) as Record<string, unknown>[];
+    assert.equal(row!['two words'], 1);
+    assert.equal(row!['quote"d'], 'first');
+    assert.ok(Object.hasOwn(row!, '__proto__'), 'a column, not the prototype');
+    assert.equal(Object.getOwnPropertyDescriptor(row, '__proto__')?.value, 'a');
+    assert.equal(Object.getPrototypeOf(row), Object.prototype);
+  });
+});
