@@ -8,7 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReceiverStats } from '../receiver.ts';
 
 /** The server's entry point and the bench folder. */
-export const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+/** The `switchboard` command, as `npm start` runs it (with Node's compile cache). */
+export const MAIN = join(import.meta.dirname, '..', '..', 'bin', 'switchboard.js');
 const BENCH = join(import.meta.dirname, '..');
 
 /** A port the OS reports free right now. */

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sha256Hex, verifyPassword } from '../../src/lib/secrets.ts';
@@ -452,3 +455,23 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('the switchboard command', () => {
+  test('keeps Node’s compile cache, so later starts skip stripping and compiling the sources', async () => {
+    // Node's default place for it is under the temporary directory. (Setting
+    // NODE_COMPILE_CACHE would turn the cache on by itself, whatever the command does.)
+    const tmp = mkdtempSync(join(tmpdir(), 'switchboard-tmp-'));
+    const env = { TMPDIR: tmp };
+    try {
+      const first = await runCli(['--help'], env);
+      assertExit(first, 0);
+      const cached = readdirSync(join(tmp, 'node-compile-cache'), { recursive: true });
+      assert.ok(cached.length > 0, 'the first start fills the cache');
+      const second = await runCli(['--help'], env);
+      assertExit(second, 0);
+      assert.equal(second.stdout, first.stdout);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** The program `switchboard` runs: the server's entry point, run by this Node. */
-export const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+/** The `switchboard` command (`bin/switchboard.js`, as `npm start` runs it), run by this Node. */
+export const MAIN = join(import.meta.dirname, '..', '..', 'bin', 'switchboard.js');
 
 /**
  * The environment of a child `switchboard`: this process's, without any
