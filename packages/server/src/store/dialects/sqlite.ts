@@ -178,12 +178,17 @@ export function sqliteKysely<DB>(db: DatabaseSync): Kysely<DB> {
       onCreateConnection: async (connection) => yieldBetweenStatements(connection),
     }),
   });
-  const run = (sql: string, parameters: readonly unknown[]): unknown[] => {
+  const rows = (sql: string, parameters: readonly unknown[]): unknown[] => {
     const statement = database.prepare(sql);
     if (statement.reader) return statement.all(parameters) as unknown[];
     statement.run(parameters);
     return [];
   };
-  registerDirectRunner(kysely, (sql, parameters) => inTurn(() => run(sql, parameters)));
+  const changes = (sql: string, parameters: readonly unknown[]): number =>
+    Number(database.prepare(sql).run(parameters).changes);
+  registerDirectRunner(kysely, {
+    rows: (sql, parameters) => inTurn(() => rows(sql, parameters)),
+    changes: (sql, parameters) => inTurn(() => changes(sql, parameters)),
+  });
   return kysely;
 }

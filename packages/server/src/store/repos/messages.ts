@@ -1,5 +1,5 @@
 import { PostgresAdapter, type Kysely, type Selectable } from 'kysely';
-import { compiled, compiledInsert, compiledInsertRows } from '../compiled.ts';
+import { compiled, compiledChanges, compiledInsert, compiledInsertRows } from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -78,7 +78,7 @@ const selectRecipient = compiled((db: Kysely<DB>, messageId: string, phone: stri
     .where('message_id', '=', messageId)
     .where('phone', '=', phone),
 );
-const setRecipientStatus = compiled(
+const setRecipientStatus = compiledChanges(
   (
     db: Kysely<DB>,
     messageId: string,
@@ -93,8 +93,7 @@ const setRecipientStatus = compiled(
       .set({ status, failure_reason: failureReason, updated_at: at })
       .where('message_id', '=', messageId)
       .where('phone', '=', phone)
-      .where('status', '=', from)
-      .returning('phone'),
+      .where('status', '=', from),
 );
 const setRecipientCarrierRef = compiled(
   (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
@@ -181,9 +180,7 @@ export async function updateRecipientStatus(
   failureReason: string | null,
   at: number,
 ): Promise<boolean> {
-  return (
-    (await setRecipientStatus(db, messageId, phone, from, status, failureReason, at)).length > 0
-  );
+  return (await setRecipientStatus(db, messageId, phone, from, status, failureReason, at)) > 0;
 }
 
 /** Records the reference the carrier gave a recipient's submission. */
