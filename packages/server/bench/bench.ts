@@ -12,7 +12,14 @@ import pg from 'pg';
 import { randomBase62 } from '../src/lib/ids.ts';
 import { openStore, type Store } from '../src/store/store.ts';
 import { api, drainRate, pushLatency, webhookLatency } from './lib/probes.ts';
-import { peakRssMb, runCli, startReceiver, startReference, startService } from './lib/processes.ts';
+import {
+  peakRssMb,
+  runCli,
+  startReceiver,
+  startReference,
+  startService,
+  type Running,
+} from './lib/processes.ts';
 import { fmt, latencyChart, markdown } from './lib/report.ts';
 import { summarize } from './lib/summary.ts';
 import { seedConversations, seedEvents, seedMessages, type SeedScope } from './lib/seed.ts';
@@ -138,6 +145,18 @@ const get = (url: string, pid: number, key: string, ids: string[]) => {
   });
 };
 
+/** The service's error-level log lines (it logs at warn), kept so a run with errors says why. */
+const serviceErrors: string[] = [];
+async function stopService(running: Running): Promise<void> {
+  await running.stop();
+  serviceErrors.push(
+    ...running
+      .output()
+      .split('\n')
+      .filter((l) => /"level":(50|60)\b/.test(l)),
+  );
+}
+
 let store: Store | null = null;
 const receiver = await startReceiver();
 try {
@@ -179,6 +198,7 @@ try {
   const get10k = await get(service.url, service.pid, key, ids10k);
   log(`POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s`);
   const sbPost = await post(service.url, service.pid, key, scope.from);
+  if (sbPost.firstFailure) log(`first failed answer: ${sbPost.firstFailure}`);
   const drainStarted = performance.now();
   while ((await undelivered(store)) > 0 && performance.now() - drainStarted < 180_000) {
     await new Promise((r) => setTimeout(r, 250));
@@ -217,7 +237,7 @@ try {
     });
   }
   const rss1 = peakRssMb(service.pid);
-  await service.stop();
+  await stopService(service);
   // The events are recorded while the service is stopped, then it starts and delivers
   // them. Recorded from this process while the service ran, they held SQLite's write
   // lock away from it: its event loop stood still in the busy wait for ~0.3 s at a
@@ -229,7 +249,7 @@ try {
   log(`webhook fan-out: ${FANOUT_EVENTS} events × ${FANOUT_ENDPOINTS} endpoints`);
   const fanOut = await drainRate(receiver, FANOUT_EVENTS * FANOUT_ENDPOINTS, 120_000);
   const rss2 = peakRssMb(service.pid);
-  await service.stop();
+  await stopService(service);
 
   await receiver.stats(true);
   log('reference webhook loop: signed POSTs, same receiver, same concurrency');
@@ -263,7 +283,7 @@ try {
   log(`GET /v1/messages/{id} on ${MESSAGES.toLocaleString('en-US')} messages`);
   const get1m = await get(service.url, service.pid, key, ids1m);
   const rss = Math.max(rss1, rss2, peakRssMb(service.pid));
-  await service.stop();
+  await stopService(service);
 
   const measured = {
     connections: CONNECTIONS,
@@ -281,6 +301,9 @@ try {
     drainSeconds,
     seedSeconds,
   };
+  if (serviceErrors.length > 0) {
+    log(`the service logged ${serviceErrors.length} errors; the first: ${serviceErrors[0]}`);
+  }
   const { rows, targets, series } = summarize(measured);
   const table = markdown(rows, targets);
   process.stdout.write(`\n${table}\n\n`);
@@ -297,6 +320,7 @@ try {
     rssMb: rss,
     drainSeconds,
     seedSeconds,
+    serviceErrors: serviceErrors.slice(0, 50),
     rows,
     targets,
     table,

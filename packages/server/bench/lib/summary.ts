@@ -23,7 +23,13 @@ export interface Measurements {
 
 /** An error count, with its kinds when there are any ("7 (status 7)"). */
 function errorsOf(r: LoadResult): string {
-  const kinds = Object.entries(r.errorKinds).map(([kind, n]) => `${kind} ${n}`);
+  const kinds = Object.entries(r.errorKinds).map(([kind, n]) =>
+    kind === 'status' && Object.keys(r.failedStatuses).length > 0
+      ? Object.entries(r.failedStatuses)
+          .map(([status, count]) => `HTTP ${status} × ${count}`)
+          .join(', ')
+      : `${kind} ${n}`,
+  );
   return kinds.length > 0 ? `${r.errors} (${kinds.join(', ')})` : String(r.errors);
 }
 

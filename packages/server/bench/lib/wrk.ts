@@ -16,6 +16,9 @@ export interface LoadResult {
   errors: number;
   /** The same by kind (wrk's `connect`, `read`, `write`, `status`, `timeout`), nonzero ones only. */
   errorKinds: Record<string, number>;
+  /** Answers of 400 and up by HTTP status, and the start of the first one's body (Switchboard's loads). */
+  failedStatuses: Record<string, number>;
+  firstFailure: string;
   p50: number;
   p99: number;
   max: number;
@@ -68,6 +71,8 @@ export async function runWrk(options: {
     requests: number;
     durationUs: number;
     errors: Record<string, number>;
+    statuses: Record<string, number>;
+    firstFailure: string;
     latencyUs: { max: number; percentiles: [number, number][] };
   };
   const percentiles: Percentiles = raw.latencyUs.percentiles
@@ -80,6 +85,8 @@ export async function runWrk(options: {
     perSecond: raw.requests / seconds,
     errors: Object.values(raw.errors).reduce((a, b) => a + b, 0),
     errorKinds: Object.fromEntries(Object.entries(raw.errors).filter(([, n]) => n > 0)),
+    failedStatuses: raw.statuses,
+    firstFailure: raw.firstFailure,
     p50: at(percentiles, 50),
     p99: at(percentiles, 99),
     max: raw.latencyUs.max / 1000,

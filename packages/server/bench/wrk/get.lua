@@ -9,7 +9,9 @@ local n = 0
 
 function setup(thread)
   thread:set('seed', math.random(1, 1000000))
+  report.setup(thread)
 end
+report.track_failures()
 
 function init()
   math.randomseed(seed or 1)
