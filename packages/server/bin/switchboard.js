@@ -4,6 +4,8 @@
 // the project installs as a dependency.
 import { spawnSync } from 'node:child_process';
 import module, { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {
@@ -18,10 +20,14 @@ if (major < 24) {
   const result = spawnSync(node, process.argv.slice(1), { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 } else {
-  // Node keeps the compiled (and type-stripped) modules in a cache directory (the system's
-  // temporary one unless NODE_COMPILE_CACHE says otherwise), so a later start skips
-  // stripping and compiling them: ~20 MB less resident, the TypeScript stripper
-  // never loaded, and every CLI command starts sooner.
-  module.enableCompileCache?.();
+  // Node keeps the compiled (and type-stripped) modules in a cache directory, so a later
+  // start skips stripping and compiling them: ~16 MB less resident, the TypeScript
+  // stripper never loaded, and every CLI command starts sooner. The directory is the
+  // user's own cache, not Node's default under the shared temporary one, where another
+  // user could have put entries first. NODE_COMPILE_CACHE, if set, has already chosen.
+  if (!process.env.NODE_COMPILE_CACHE) {
+    const cacheHome = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+    module.enableCompileCache?.(join(cacheHome, 'switchboard', 'node-compile-cache'));
+  }
   await import('../src/main.ts');
 }

@@ -51,7 +51,17 @@ const LEASE_MARGIN_MS = 30_000;
 interface Claimed {
   delivery: WebhookDeliveryRow;
   event: EventRow | undefined;
-  body: string;
+  /** Null when it could not be written: the attempt tries again, and fails alone. */
+  body: string | null;
+}
+
+/** The envelope of an event, or null if it cannot be written (a date out of range). */
+function envelopeOrNull(event: EventRow): string | null {
+  try {
+    return envelope(event);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -207,13 +217,13 @@ export class WebhookWorker {
       const events = new Map(
         (await findEventsByIds(store.db, [...new Set(claimed.map((d) => d.event_id))])).map((e) => [
           e.id,
-          { event: e, body: envelope(e) },
+          { event: e, body: envelopeOrNull(e) },
         ]),
       );
       for (const delivery of claimed) {
         const queue = this.#waiting.get(delivery.endpoint_id) ?? [];
         const found = events.get(delivery.event_id);
-        queue.push({ delivery, event: found?.event, body: found?.body ?? '' });
+        queue.push({ delivery, event: found?.event, body: found?.body ?? null });
         this.#waiting.set(delivery.endpoint_id, queue);
         this.#waitingCount++;
       }
@@ -352,7 +362,11 @@ export class WebhookWorker {
    * reached), with the settling of the attempt still running (wrapped: a promise
    * returned from an async function would be waited for).
    */
-  async #attempt({ delivery, event, body }: Claimed): Promise<{ settling: Promise<void> }> {
+  async #attempt({
+    delivery,
+    event,
+    body: written,
+  }: Claimed): Promise<{ settling: Promise<void> }> {
     const { store, clock } = this.#o;
     // The endpoint as it is now: it may have been disabled or rotated since the claim.
     const endpoint = await this.#endpoints.get(delivery.endpoint_id);
@@ -370,6 +384,8 @@ export class WebhookWorker {
       );
       return { settling: Promise.resolve() };
     }
+    // Written again if the claim could not: this throws again, for this delivery only.
+    const body = written ?? envelope(event);
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,

@@ -5,7 +5,12 @@ import type { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts';
-import { openSqlite, sqliteKysely, type SqliteDurability } from './dialects/sqlite.ts';
+import {
+  forgetStatements,
+  openSqlite,
+  sqliteKysely,
+  type SqliteDurability,
+} from './dialects/sqlite.ts';
 import { startCheckpointer, type Checkpointer } from './dialects/sqlite-checkpointer.ts';
 import { walSync } from './dialects/sqlite-wal-sync.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -99,8 +104,26 @@ function openSqliteStore(options: StoreOptions): Opened {
   const checkpointer: Checkpointer | null = threaded ? startCheckpointer(path) : null;
   // Unchanged by this connection's own commits, so it moves only for other processes' writes.
   const dataVersion = writer.prepare('PRAGMA data_version');
+  dataVersion.setReturnArrays(true);
+  const schemaVersion = writer.prepare('PRAGMA schema_version');
+  schemaVersion.setReturnArrays(true);
   const writerDb = sqliteKysely<DB>(writer);
   let readerDb: Kysely<DB> | null = null;
+  // Prepared statements of a `SELECT *` build their rows for the columns they had when
+  // prepared (dialects/sqlite.ts). When another process changes the schema (a newer CLI
+  // migrating the file), they are dropped: checked in each write transaction, where the
+  // schema cannot move under it, and whenever another process's commits are noticed.
+  let schemaSeen = -1;
+  const noticeSchemaChanges = () => {
+    const version = (schemaVersion.get() as unknown as [number])[0];
+    if (version === schemaSeen) return;
+    if (schemaSeen !== -1) {
+      forgetStatements(writerDb);
+      if (readerDb) forgetStatements(readerDb);
+    }
+    schemaSeen = version;
+  };
+  let foreignSeen = -1;
   const signals = new EventEmitter();
   const queue = new WriteQueue(async (body, durable) => {
     // IMMEDIATE takes the write lock up front, so a transaction that reads
@@ -108,6 +131,7 @@ function openSqliteStore(options: StoreOptions): Opened {
     // when the CLI writes to the same file.
     writer.exec('BEGIN IMMEDIATE');
     try {
+      noticeSchemaChanges();
       await body(writerDb);
       writer.exec('COMMIT');
     } catch (error) {
@@ -128,7 +152,14 @@ function openSqliteStore(options: StoreOptions): Opened {
       return readerDb;
     },
     write: (unit, options) => queue.submit(unit, options),
-    foreignChanges: () => (dataVersion.get() as { data_version: number }).data_version,
+    foreignChanges: () => {
+      const version = (dataVersion.get() as unknown as [number])[0];
+      if (version !== foreignSeen) {
+        foreignSeen = version;
+        noticeSchemaChanges();
+      }
+      return version;
+    },
     async close() {
       await queue.close();
       await wal.close();

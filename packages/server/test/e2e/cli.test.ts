@@ -457,20 +457,25 @@ for (const engine of ENGINES) {
 }
 
 describe('the switchboard command', () => {
-  test('keeps Node’s compile cache, so later starts skip stripping and compiling the sources', async () => {
-    // Node's default place for it is under the temporary directory. (Setting
-    // NODE_COMPILE_CACHE would turn the cache on by itself, whatever the command does.)
+  test('keeps Node’s compile cache in the user’s cache directory, so later starts skip compiling the sources', async () => {
+    const cacheHome = mkdtempSync(join(tmpdir(), 'switchboard-cache-'));
+    // Where Node would put it by default: shared by every user of the machine.
     const tmp = mkdtempSync(join(tmpdir(), 'switchboard-tmp-'));
-    const env = { TMPDIR: tmp };
+    // (NODE_COMPILE_CACHE would turn the cache on by itself, whatever the command does.)
+    const env = { XDG_CACHE_HOME: cacheHome, TMPDIR: tmp };
     try {
       const first = await runCli(['--help'], env);
       assertExit(first, 0);
-      const cached = readdirSync(join(tmp, 'node-compile-cache'), { recursive: true });
+      const cached = readdirSync(join(cacheHome, 'switchboard', 'node-compile-cache'), {
+        recursive: true,
+      });
       assert.ok(cached.length > 0, 'the first start fills the cache');
+      assert.deepEqual(readdirSync(tmp), [], 'nothing in the shared temporary directory');
       const second = await runCli(['--help'], env);
       assertExit(second, 0);
       assert.equal(second.stdout, first.stdout);
     } finally {
+      rmSync(cacheHome, { recursive: true, force: true });
       rmSync(tmp, { recursive: true, force: true });
     }
   });

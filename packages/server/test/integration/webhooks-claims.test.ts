@@ -152,6 +152,35 @@ for (const engine of ENGINES) {
       assert.equal(receiver.at('/claims').length, 4);
     });
 
+    test('an event whose envelope cannot be written holds up only its own delivery, not the rest of its claim', async () => {
+      const { contact, settled, worker } = await scenario('/bad-envelope');
+      try {
+        await contact('+14155550181');
+        await contact('+14155550182');
+        await contact('+14155550183');
+        // A time no Date can hold: writing the envelope's createdAt throws. (Every other
+        // test's deliveries have settled: the pending ones are this test's.)
+        const broken = await store.db
+          .selectFrom('webhook_deliveries')
+          .select('event_id')
+          .where('status', '=', 'pending')
+          .orderBy('id')
+          .executeTakeFirstOrThrow();
+        await store.write((tx) =>
+          tx.db
+            .updateTable('events')
+            .set({ created_at: 9e15 })
+            .where('id', '=', broken.event_id)
+            .execute(),
+        );
+        worker.start();
+        await until(() => settled(2), 'the two other deliveries');
+      } finally {
+        await worker.stop();
+      }
+      assert.equal(receiver.at('/bad-envelope').length, 2);
+    });
+
     test('a delivery signalled while a claim runs is claimed, not held back by that claim', async () => {
       let added: Promise<unknown> | null = null;
       const { contact, settled, worker } = await scenario('/claims-raced', (claims) => {

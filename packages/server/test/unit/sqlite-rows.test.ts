@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
+import { sql, type Kysely } from 'kysely';
 import { adaptNodeSqlite } from '../../src/store/dialects/sqlite.ts';
+import { openStore, sqlitePath } from '../../src/store/store.ts';
 
 function database() {
   const db = new DatabaseSync(':memory:');
@@ -60,5 +65,66 @@ describe('rows read from SQLite', () => {
     assert.ok(Object.hasOwn(row!, '__proto__'), 'a column, not the prototype');
     assert.equal(Object.getOwnPropertyDescriptor(row, '__proto__')?.value, 'a');
     assert.equal(Object.getPrototypeOf(row), Object.prototype);
+  });
+});
+
+describe('rows read from SQLite after another process changed the schema', () => {
+  test('a statement whose columns grew builds its rows for the new columns', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-rows-'));
+    try {
+      const file = join(dir, 'rows.db');
+      const raw = new DatabaseSync(file);
+      raw.exec('CREATE TABLE t (id TEXT PRIMARY KEY, n INTEGER)');
+      raw.exec(`INSERT INTO t VALUES ('a', 1)`);
+      const db = adaptNodeSqlite(raw);
+      const select = db.prepare('SELECT * FROM t');
+      assert.deepStrictEqual(select.all([]), [{ id: 'a', n: 1 }]);
+      const other = new DatabaseSync(file);
+      other.exec(`ALTER TABLE t ADD COLUMN note TEXT DEFAULT 'added'`);
+      other.close();
+      assert.deepStrictEqual(db.prepare('SELECT * FROM t').all([]), [
+        { id: 'a', n: 1, note: 'added' },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('columns reordered by another process are read by name, in writes and once its commit is noticed', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-rows-'));
+    const store = await openStore({ dataDir: dir, databaseUrl: null });
+    const db = store.db as unknown as Kysely<any>;
+    try {
+      await store.write(async (tx) => {
+        const w = tx.db as unknown as Kysely<any>;
+        await sql`CREATE TABLE scratch (id TEXT PRIMARY KEY, a TEXT, b TEXT)`.execute(w);
+        await sql`INSERT INTO scratch VALUES ('r', 'a1', 'b1')`.execute(w);
+      });
+      store.foreignChanges();
+      const read = () => db.selectFrom('scratch').selectAll().execute();
+      const readInWrite = () =>
+        store.write((tx) =>
+          (tx.db as unknown as Kysely<any>).selectFrom('scratch').selectAll().execute(),
+        );
+      assert.deepStrictEqual(await read(), [{ id: 'r', a: 'a1', b: 'b1' }]);
+      assert.deepStrictEqual(await readInWrite(), [{ id: 'r', a: 'a1', b: 'b1' }]);
+
+      // Same number of columns, another order: SQLite prepares the cached statements
+      // again by itself, and only their names tell the values apart.
+      const other = new DatabaseSync(sqlitePath(dir));
+      other.exec('PRAGMA busy_timeout = 5000');
+      other.exec(`ALTER TABLE scratch DROP COLUMN a`);
+      other.exec(`ALTER TABLE scratch ADD COLUMN a TEXT`);
+      other.exec(`UPDATE scratch SET a = 'a2'`);
+      other.close();
+
+      assert.deepStrictEqual(await readInWrite(), [{ id: 'r', b: 'b1', a: 'a2' }]);
+      // What every authenticated request does first.
+      store.foreignChanges();
+      assert.deepStrictEqual(await read(), [{ id: 'r', b: 'b1', a: 'a2' }]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

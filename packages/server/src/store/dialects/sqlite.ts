@@ -59,16 +59,35 @@ function rowFactory(columns: readonly string[]): (values: readonly unknown[]) =>
   ) => unknown;
 }
 
+/** The result columns a statement reports now, by name. */
+function columnNames(stmt: StatementSync): string[] {
+  return stmt.columns().map((column) => column.name);
+}
+
+/** A `node:sqlite` connection as Kysely's SqliteDialect sees it, and a way to drop its statements. */
+interface AdaptedDatabase extends SqliteDatabase {
+  /** Forgets every prepared statement (and its row constructor): the schema changed. */
+  forgetStatements(): void;
+}
+
 /**
  * Adapts `node:sqlite` to the statement interface Kysely's SqliteDialect expects
  * (better-sqlite3's shape): `reader` comes from the statement's result columns,
  * parameters are spread, rows are built by `rowFactory`, and prepared statements
  * are cached by SQL text so the hot path never compiles the same statement twice.
+ *
+ * SQLite prepares a statement again by itself, at its next step, when another
+ * connection changed the schema, and a `SELECT *` may then return other columns
+ * than its row constructor was written for. The constructor is written from the
+ * names the statement reports after its first step; a different count later is
+ * seen at once (it is written again); a change that keeps the count (a column
+ * dropped and another added) is caught by `forgetStatements`, which the store
+ * calls when the schema version moves.
  */
-export function adaptNodeSqlite(db: DatabaseSync): SqliteDatabase {
+export function adaptNodeSqlite(db: DatabaseSync): AdaptedDatabase {
   const cache = new Map<string, SqliteStatement>();
   const wrap = (stmt: StatementSync): SqliteStatement => {
-    const columns = stmt.columns().map((column) => column.name);
+    let columns = columnNames(stmt);
     if (columns.length === 0) {
       return {
         reader: false,
@@ -81,13 +100,22 @@ export function adaptNodeSqlite(db: DatabaseSync): SqliteDatabase {
       };
     }
     stmt.setReturnArrays(true);
-    const row = rowFactory(columns);
+    // Named once the statement has run: a statement prepared while this connection had not
+    // yet seen another's schema change reports the old names until its first step.
+    let row: ((values: readonly unknown[]) => unknown) | null = null;
+    const build = (values: unknown[]): unknown => {
+      if (row === null || values.length !== columns.length) {
+        columns = columnNames(stmt);
+        row = rowFactory(columns);
+      }
+      return row(values);
+    };
     return {
       reader: true,
       all: (parameters) => {
         const arrays = stmt.all(...(parameters as never[])) as unknown as unknown[][];
         const rows = new Array<unknown>(arrays.length);
-        for (let i = 0; i < arrays.length; i++) rows[i] = row(arrays[i]!);
+        for (let i = 0; i < arrays.length; i++) rows[i] = build(arrays[i]!);
         return rows;
       },
       run: (parameters) => {
@@ -96,13 +124,14 @@ export function adaptNodeSqlite(db: DatabaseSync): SqliteDatabase {
       },
       *iterate(parameters) {
         for (const values of stmt.iterate(...(parameters as never[]))) {
-          yield row(values as unknown as unknown[]);
+          yield build(values as unknown as unknown[]);
         }
       },
     };
   };
   return {
     close: () => db.close(),
+    forgetStatements: () => cache.clear(),
     prepare: (sql: string) => {
       let statement = cache.get(sql);
       if (!statement) {
@@ -162,6 +191,13 @@ function yieldBetweenStatements(connection: DatabaseConnection): void {
     inTurn(() => execute<R>(query));
 }
 
+const forgetters = new WeakMap<object, () => void>();
+
+/** Drops the prepared statements of a Kysely instance made by `sqliteKysely` (see adaptNodeSqlite). */
+export function forgetStatements<DB>(db: Kysely<DB>): void {
+  forgetters.get(db)?.();
+}
+
 /**
  * A Kysely instance over one `node:sqlite` connection, and a direct way to run
  * a statement on it for `store/compiled.ts`: the same prepared statement, the
@@ -186,6 +222,7 @@ export function sqliteKysely<DB>(db: DatabaseSync): Kysely<DB> {
   };
   const changes = (sql: string, parameters: readonly unknown[]): number =>
     Number(database.prepare(sql).run(parameters).changes);
+  forgetters.set(kysely, () => database.forgetStatements());
   registerDirectRunner(kysely, {
     rows: (sql, parameters) => inTurn(() => rows(sql, parameters)),
     changes: (sql, parameters) => inTurn(() => changes(sql, parameters)),
