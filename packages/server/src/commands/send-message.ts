@@ -14,12 +14,11 @@ import {
   findConversation,
   listParticipants,
   upsertParticipants,
-  touchConversation,
   type ConversationRow,
 } from '../store/repos/conversations.ts';
-import { insertMessage, insertRecipients, type RecipientRow } from '../store/repos/messages.ts';
+import type { RecipientRow } from '../store/repos/messages.ts';
 import { optedOutAmong } from '../store/repos/opt-outs.ts';
-import { enqueueOutbound } from '../store/repos/outbound-queue.ts';
+import { storeOutboundMessage } from '../store/repos/outbound-messages.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
@@ -225,10 +224,10 @@ export async function sendMessage(
     created_at: now,
     updated_at: now,
   };
-  await insertMessage(tx.db, row);
-  await insertRecipients(tx.db, recipientRows);
-  await enqueueOutbound(
+  await storeOutboundMessage(
     tx.db,
+    row,
+    recipientRows,
     recipientRows.map((r) => ({
       message_id: id,
       phone: r.phone,
@@ -239,7 +238,6 @@ export async function sendMessage(
       last_error: null,
     })),
   );
-  await touchConversation(tx.db, conversation.id, now, false);
   const message = presentMessage(row, recipientRows);
   tx.publish('outbound.queued', { mode: actor.mode });
   tx.publish('message.created', { ...scopeOf(actor), message });

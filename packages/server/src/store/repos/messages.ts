@@ -5,8 +5,8 @@ import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
 
-// Compiled once: every send runs these (see store/compiled.ts).
-const insertMessageRow = compiledInsert('messages', {
+/** Every column of `messages`, in the order the compiled inserts list them. */
+export const MESSAGE_COLUMNS = {
   id: true,
   account_id: true,
   mode: true,
@@ -24,15 +24,20 @@ const insertMessageRow = compiledInsert('messages', {
   contact_id: true,
   created_at: true,
   updated_at: true,
-});
-const insertRecipientRows = compiledInsertRows('message_recipients', {
+} as const satisfies Record<keyof MessagesTable, true>;
+/** Every column of `message_recipients`. */
+export const RECIPIENT_COLUMNS = {
   message_id: true,
   phone: true,
   status: true,
   failure_reason: true,
   carrier_ref: true,
   updated_at: true,
-});
+} as const satisfies Record<keyof MessageRecipientsTable, true>;
+
+// Compiled once: every send runs these (see store/compiled.ts).
+const insertMessageRow = compiledInsert('messages', MESSAGE_COLUMNS);
+const insertRecipientRows = compiledInsertRows('message_recipients', RECIPIENT_COLUMNS);
 
 /** Inserts a message. */
 export async function insertMessage(db: Kysely<DB>, row: MessageRow): Promise<void> {

@@ -5,8 +5,8 @@ import type { DB, OutboundQueueTable } from '../schema.ts';
 
 export type OutboundQueueRow = Selectable<OutboundQueueTable>;
 
-// Compiled once: every send queues its recipients with it (see store/compiled.ts).
-const insertOutboundRows = compiledInsertRows('outbound_queue', {
+/** Every column of `outbound_queue`. */
+export const OUTBOUND_COLUMNS = {
   message_id: true,
   phone: true,
   mode: true,
@@ -14,7 +14,10 @@ const insertOutboundRows = compiledInsertRows('outbound_queue', {
   attempts: true,
   locked_until: true,
   last_error: true,
-});
+} as const satisfies Record<keyof OutboundQueueTable, true>;
+
+// Compiled once: every send queues its recipients with it (see store/compiled.ts).
+const insertOutboundRows = compiledInsertRows('outbound_queue', OUTBOUND_COLUMNS);
 
 /** Queues submissions for the carrier. */
 export async function enqueueOutbound(db: Kysely<DB>, rows: OutboundQueueRow[]): Promise<void> {
