@@ -8,7 +8,6 @@ import { presentMessage, presentParticipantUpdate } from '../presenters/message.
 import {
   listRecipients,
   lockMessageById,
-  updateMessageStatus,
   updateRecipientStatus,
   type RecipientRow,
 } from '../store/repos/messages.ts';
@@ -41,15 +40,30 @@ export async function transitionRecipient(
   let current = before.find((r) => r.phone === recipient.phone);
   const now = deps.clock.now();
   let next: MessageStatus | null;
-  let reason: string | null;
+  let changedRecipient: RecipientRow;
+  let recipients: RecipientRow[];
+  let overall: MessageStatus;
+  let overallReason: string | null;
+  let changed: boolean;
   // At most twice: the second time with the row read under the lock.
   for (let reread = false; ; reread = true) {
     if (!current) return false;
     next = nextStatus(current.status, status);
     if (next === null) return false;
-    reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
+    const reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
+    const moved: RecipientRow = {
+      ...current,
+      status: next,
+      failure_reason: reason,
+      updated_at: now,
+    };
+    changedRecipient = moved;
+    recipients = before.map((r) => (r === current ? moved : r));
+    ({ status: overall, failureReason: overallReason } = overallOutcome(recipients));
+    changed = nextStatus(message.status, overall) !== null;
     // Applies only if the row is still as read: a transition by another instance that
-    // committed between the caller's read and the lock has changed it.
+    // committed between the caller's read and the lock has changed it. The message's
+    // new overall status is written with it, and only then.
     if (
       await updateRecipientStatus(
         tx.db,
@@ -59,6 +73,7 @@ export async function transitionRecipient(
         next,
         reason,
         now,
+        changed ? { status: overall, failureReason: overallReason } : null,
       )
     )
       break;
@@ -66,12 +81,6 @@ export async function transitionRecipient(
     before = await listRecipients(tx.db, message.id);
     current = before.find((r) => r.phone === recipient.phone);
   }
-  const changedRecipient = { ...current, status: next, failure_reason: reason, updated_at: now };
-  const recipients = before.map((r) => (r === current ? changedRecipient : r));
-
-  const { status: overall, failureReason: overallReason } = overallOutcome(recipients);
-  const changed = nextStatus(message.status, overall) !== null;
-  if (changed) await updateMessageStatus(tx.db, message.id, overall, overallReason, now);
   const updated = changed
     ? { ...message, status: overall, failure_reason: overallReason, updated_at: now }
     : message;

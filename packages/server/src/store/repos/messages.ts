@@ -173,8 +173,43 @@ export async function findRecipient(
 }
 
 /**
+ * On PostgreSQL, a recipient's move and its message's new overall status in one
+ * statement: the message is updated only if the recipient was still in `from`.
+ * A receipt's writes run one statement per round trip on the carrier lane.
+ */
+const setRecipientAndMessageStatus = compiledChanges(
+  (
+    db: Kysely<DB>,
+    messageId: string,
+    phone: string,
+    from: RecipientRow['status'],
+    status: RecipientRow['status'],
+    failureReason: string | null,
+    at: number,
+    messageStatus: MessageRow['status'],
+    messageFailureReason: string | null,
+  ) =>
+    db
+      .with('moved', (q) =>
+        q
+          .updateTable('message_recipients')
+          .set({ status, failure_reason: failureReason, updated_at: at })
+          .where('message_id', '=', messageId)
+          .where('phone', '=', phone)
+          .where('status', '=', from)
+          .returning('phone'),
+      )
+      .updateTable('messages')
+      .set({ status: messageStatus, failure_reason: messageFailureReason, updated_at: at })
+      .where('id', '=', messageId)
+      .where((eb) => eb.exists(eb.selectFrom('moved').select('moved.phone'))),
+);
+
+/**
  * Moves a recipient from status `from` to `status` (the state machine decided it
- * may); false, changing nothing, if its status is no longer `from`.
+ * may) and, with it, its message to `message`'s overall status when that changes;
+ * false, changing nothing, if the recipient's status is no longer `from`. The
+ * caller holds the message's lock (lockMessageById), so the message row is there.
  */
 export async function updateRecipientStatus(
   db: Kysely<DB>,
@@ -184,8 +219,28 @@ export async function updateRecipientStatus(
   status: RecipientRow['status'],
   failureReason: string | null,
   at: number,
+  message: { status: MessageRow['status']; failureReason: string | null } | null,
 ): Promise<boolean> {
-  return (await setRecipientStatus(db, messageId, phone, from, status, failureReason, at)) > 0;
+  if (message && writesConcurrently(db)) {
+    const changed = await setRecipientAndMessageStatus(
+      db,
+      messageId,
+      phone,
+      from,
+      status,
+      failureReason,
+      at,
+      message.status,
+      message.failureReason,
+    );
+    return changed > 0;
+  }
+  const moved =
+    (await setRecipientStatus(db, messageId, phone, from, status, failureReason, at)) > 0;
+  if (moved && message) {
+    await setMessageStatus(db, messageId, message.status, message.failureReason, at);
+  }
+  return moved;
 }
 
 /** Records the reference the carrier gave a recipient's submission. */
@@ -197,17 +252,6 @@ export async function recordCarrierRef(
   at: number,
 ): Promise<void> {
   await setRecipientCarrierRef(db, messageId, phone, carrierRef, at);
-}
-
-/** Writes a message's overall status. */
-export async function updateMessageStatus(
-  db: Kysely<DB>,
-  id: string,
-  status: MessageRow['status'],
-  failureReason: string | null,
-  at: number,
-): Promise<void> {
-  await setMessageStatus(db, id, status, failureReason, at);
 }
 
 /** Messages of a conversation, oldest first, up to `limit` before an id (for history pages). */
