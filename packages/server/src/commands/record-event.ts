@@ -1,8 +1,8 @@
 import { newId } from '../lib/ids.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import { insertEvent } from '../store/repos/events.ts';
+import { insertEventAndListEndpoints } from '../store/repos/event-outbox.ts';
 import { insertDeliveries, type WebhookDeliveryRow } from '../store/repos/webhook-deliveries.ts';
-import { listEnabledWebhookEndpoints } from '../store/repos/webhook-endpoints.ts';
+import type { WebhookEndpointRow } from '../store/repos/webhook-endpoints.ts';
 import type { Actor } from './context.ts';
 
 /** Every event type of the catalog (spec 6.1). */
@@ -36,7 +36,7 @@ export async function recordEvent(
   now: number,
 ): Promise<string> {
   const id = newId('evt', now);
-  await insertEvent(tx.db, {
+  const endpoints = await insertEventAndListEndpoints(tx.db, {
     id,
     account_id: actor.accountId,
     mode: actor.mode,
@@ -45,19 +45,24 @@ export async function recordEvent(
     created_at: now,
     endpoint_id: null,
   });
-  await fanOut(tx, actor, id, type, now);
+  await fanOut(tx, endpoints, id, type, now);
   const recorded: RecordedEvent = { id, accountId: actor.accountId, mode: actor.mode, type };
   tx.publish('event', recorded);
   return id;
 }
 
 /**
- * Creates one pending delivery per enabled endpoint of the same account and
- * mode subscribed to `type`, in the event's own transaction: an event that
- * commits always has its deliveries, even if the process dies the next moment.
+ * Creates one pending delivery per endpoint of `endpoints` (the enabled ones of the
+ * event's account and mode) subscribed to `type`, in the event's own transaction: an
+ * event that commits always has its deliveries, even if the process dies the next moment.
  */
-async function fanOut(tx: WriteTx, actor: Actor, eventId: string, type: EventType, now: number) {
-  const endpoints = await listEnabledWebhookEndpoints(tx.db, actor.accountId, actor.mode);
+async function fanOut(
+  tx: WriteTx,
+  endpoints: Pick<WebhookEndpointRow, 'id' | 'events_json'>[],
+  eventId: string,
+  type: EventType,
+  now: number,
+) {
   const rows: WebhookDeliveryRow[] = endpoints
     .filter((e) => (JSON.parse(e.events_json) as string[]).includes(type))
     .map((e) => pendingDelivery(eventId, e.id, now));

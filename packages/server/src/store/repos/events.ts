@@ -4,8 +4,8 @@ import type { DB, EventsTable, Mode } from '../schema.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
-// Compiled once: every delivery receipt and inbound message records one (see store/compiled.ts).
-const insertEventRow = compiledInsert('events', {
+/** Every column of `events`. */
+export const EVENT_COLUMNS = {
   id: true,
   account_id: true,
   mode: true,
@@ -13,7 +13,10 @@ const insertEventRow = compiledInsert('events', {
   data: true,
   created_at: true,
   endpoint_id: true,
-});
+} as const satisfies Record<keyof EventsTable, true>;
+
+// Compiled once: every delivery receipt and inbound message records one (see store/compiled.ts).
+const insertEventRow = compiledInsert('events', EVENT_COLUMNS);
 
 /** Appends an event to the outbox. Call it inside the transaction of the change it reports. */
 export async function insertEvent(db: Kysely<DB>, row: EventRow): Promise<void> {

@@ -1,0 +1,49 @@
+import { PostgresAdapter, type Kysely } from 'kysely';
+import { compiled } from '../compiled.ts';
+import type { DB } from '../schema.ts';
+import { EVENT_COLUMNS, insertEvent, type EventRow } from './events.ts';
+import { listEnabledWebhookEndpoints, type WebhookEndpointRow } from './webhook-endpoints.ts';
+
+const eventColumns = Object.keys(EVENT_COLUMNS) as (keyof EventRow)[];
+
+/**
+ * On PostgreSQL, the event's insert is a data-modifying CTE of the statement that
+ * lists the endpoints its fan-out chooses from: a receipt's writes run one
+ * statement per round trip on the carrier lane. (The CTE's row is not among what
+ * the select reads, and needs not be.)
+ */
+const insertEventListingEndpoints = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  db
+    .with('event', (q) =>
+      q
+        .insertInto('events')
+        .values(Object.fromEntries(eventColumns.map((c, i) => [c, values[i]])) as never),
+    )
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events_json'])
+    .where('account_id', '=', values[eventColumns.length] as string)
+    .where('mode', '=', values[eventColumns.length + 1] as EventRow['mode'])
+    .where('enabled', '=', 1)
+    .where('deleted_at', 'is', null),
+);
+
+/**
+ * Appends an event to the outbox and returns the enabled endpoints of its account
+ * and mode, which its fan-out chooses from. Call it inside the transaction of the
+ * change it reports.
+ */
+export async function insertEventAndListEndpoints(
+  db: Kysely<DB>,
+  event: EventRow,
+): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json'>[]> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    return (await insertEventListingEndpoints(
+      db,
+      ...eventColumns.map((column) => event[column]),
+      event.account_id,
+      event.mode,
+    )) as Pick<WebhookEndpointRow, 'id' | 'events_json'>[];
+  }
+  await insertEvent(db, event);
+  return listEnabledWebhookEndpoints(db, event.account_id, event.mode);
+}
