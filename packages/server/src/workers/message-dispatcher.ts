@@ -4,12 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
-import {
-  findMessagesByIds,
-  findRecipient,
-  recordCarrierRef,
-  type MessageRow,
-} from '../store/repos/messages.ts';
+import { findMessagesByIds, findRecipient, type MessageRow } from '../store/repos/messages.ts';
 import {
   claimOutbound,
   deleteOutbound,
@@ -17,6 +12,7 @@ import {
   rescheduleOutbound,
   type OutboundQueueRow,
 } from '../store/repos/outbound-queue.ts';
+import { completeSubmission } from '../store/repos/outbound-messages.ts';
 import type { Store } from '../store/store.ts';
 
 /** Submissions claimed per round. */
@@ -157,12 +153,11 @@ export class MessageDispatcher {
             );
             continue;
           }
-          await deleteOutbound(tx.db, row.message_id, row.phone);
           if (outcome.kind === 'accepted') {
-            // Recording the reference needs no read first: a recipient that is gone updates nothing.
-            await recordCarrierRef(tx.db, row.message_id, row.phone, outcome.carrierRef, now);
+            await completeSubmission(tx.db, row.message_id, row.phone, outcome.carrierRef, now);
             continue;
           }
+          await deleteOutbound(tx.db, row.message_id, row.phone);
           const recipient = await findRecipient(tx.db, row.message_id, row.phone);
           if (!recipient) continue;
           if (outcome.kind === 'rejected') {

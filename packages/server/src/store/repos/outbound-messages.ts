@@ -5,12 +5,18 @@ import { touchConversation } from './conversations.ts';
 import {
   insertMessage,
   insertRecipients,
+  recordCarrierRef,
   MESSAGE_COLUMNS,
   RECIPIENT_COLUMNS,
   type MessageRow,
   type RecipientRow,
 } from './messages.ts';
-import { enqueueOutbound, OUTBOUND_COLUMNS, type OutboundQueueRow } from './outbound-queue.ts';
+import {
+  deleteOutbound,
+  enqueueOutbound,
+  OUTBOUND_COLUMNS,
+  type OutboundQueueRow,
+} from './outbound-queue.ts';
 
 const messageColumns = Object.keys(MESSAGE_COLUMNS) as (keyof MessageRow)[];
 const recipientColumns = Object.keys(RECIPIENT_COLUMNS) as (keyof RecipientRow)[];
@@ -80,4 +86,43 @@ export async function storeOutboundMessage(
   await insertRecipients(db, recipients);
   await enqueueOutbound(db, submissions);
   await touchConversation(db, message.conversation_id, message.created_at, false);
+}
+
+/**
+ * On PostgreSQL, a taken submission's removal from the queue is a data-modifying
+ * CTE of the statement that records the carrier's reference on its recipient: the
+ * dispatcher's settlements run one statement per round trip.
+ */
+const completeSubmissionInOneStatement = compiled(
+  (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
+    db
+      .with('taken', (q) =>
+        q
+          .deleteFrom('outbound_queue')
+          .where('message_id', '=', messageId)
+          .where('phone', '=', phone),
+      )
+      .updateTable('message_recipients')
+      .set({ carrier_ref: carrierRef, updated_at: at })
+      .where('message_id', '=', messageId)
+      .where('phone', '=', phone),
+);
+
+/**
+ * A submission the carrier took: out of the queue, and its reference recorded on the
+ * recipient (which needs no read first: a recipient that is gone updates nothing).
+ */
+export async function completeSubmission(
+  db: Kysely<DB>,
+  messageId: string,
+  phone: string,
+  carrierRef: string,
+  at: number,
+): Promise<void> {
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    await completeSubmissionInOneStatement(db, messageId, phone, carrierRef, at);
+    return;
+  }
+  await deleteOutbound(db, messageId, phone);
+  await recordCarrierRef(db, messageId, phone, carrierRef, at);
 }
