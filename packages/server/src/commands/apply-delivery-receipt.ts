@@ -1,5 +1,5 @@
 import type { DeliveryReceipt } from '../carriers/carrier.ts';
-import { findRecipientByCarrierRef } from '../store/repos/messages.ts';
+import { findRecipientLockingMessage } from '../store/repos/messages.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 import { transitionRecipient } from './transition-recipient.ts';
@@ -18,14 +18,15 @@ export async function applyDeliveryReceipt(
   receipt: DeliveryReceipt,
   deps: CommandDeps,
 ): Promise<ReceiptOutcome> {
-  const recipient = await findRecipientByCarrierRef(tx.db, receipt.carrierRef);
-  if (!recipient) return 'unknown';
+  const found = await findRecipientLockingMessage(tx.db, receipt.carrierRef);
+  if (!found) return 'unknown';
   const applied = await transitionRecipient(
     tx,
-    recipient,
+    found.recipient,
     receipt.status,
     receipt.failureReason,
     deps,
+    found.message,
   );
   return applied ? 'applied' : 'ignored';
 }

@@ -9,6 +9,7 @@ import {
   listRecipients,
   lockMessageById,
   updateRecipientStatus,
+  type MessageRow,
   type RecipientRow,
 } from '../store/repos/messages.ts';
 import type { WriteTx } from '../store/write-queue.ts';
@@ -27,12 +28,14 @@ export async function transitionRecipient(
   status: MessageStatus,
   failureReason: FailureReason | null,
   deps: CommandDeps,
+  lockedMessage?: MessageRow,
 ): Promise<boolean> {
-  // Lock the message before deciding anything. On PostgreSQL two instances may commit two
-  // participants' receipts at once: each computing the overall status from the other's row
-  // as it was before would store a status neither participant has. (Within one process a
-  // message's receipts and its dispatch failures share the carrier lane.)
-  const message = await lockMessageById(tx.db, recipient.message_id);
+  // Lock the message before deciding anything (unless the caller read it locked). On
+  // PostgreSQL two instances may commit two participants' receipts at once: each computing
+  // the overall status from the other's row as it was before would store a status neither
+  // participant has. (Within one process a message's receipts and its dispatch failures
+  // share the carrier lane.)
+  const message = lockedMessage ?? (await lockMessageById(tx.db, recipient.message_id));
   if (!message) return false;
   // A group's recipients as the transitions before this one left them; a one-to-one
   // message's one recipient as the caller read it, checked by the update below.

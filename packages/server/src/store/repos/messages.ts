@@ -155,6 +155,61 @@ export function listRecipients(db: Kysely<DB>, messageId: string): Promise<Recip
   return selectRecipients(db, messageId);
 }
 
+/**
+ * On PostgreSQL, the recipient a carrier reference points at and its message, the
+ * message locked (as lockMessageById), in one statement: a receipt's reads run one
+ * statement per round trip on the carrier lane. The recipient's columns are
+ * renamed apart from the message's (`r_…`).
+ */
+const selectRecipientLockingMessage = compiled((db: Kysely<DB>, carrierRef: string) =>
+  db
+    .selectFrom('message_recipients as r')
+    .innerJoin('messages as m', 'm.id', 'r.message_id')
+    .selectAll('m')
+    .select([
+      'r.message_id as r_message_id',
+      'r.phone as r_phone',
+      'r.status as r_status',
+      'r.failure_reason as r_failure_reason',
+      'r.carrier_ref as r_carrier_ref',
+      'r.updated_at as r_updated_at',
+    ])
+    .where('r.carrier_ref', '=', carrierRef)
+    .forUpdate('m'),
+);
+
+/**
+ * The recipient a carrier reference points at, and its message locked until the
+ * transaction ends where writers run concurrently (see lockMessageById). The
+ * recipient is as read before the lock was granted: transitionRecipient's update
+ * checks it.
+ */
+export async function findRecipientLockingMessage(
+  db: Kysely<DB>,
+  carrierRef: string,
+): Promise<{ recipient: RecipientRow; message: MessageRow } | undefined> {
+  if (!writesConcurrently(db)) {
+    const recipient = await findRecipientByCarrierRef(db, carrierRef);
+    const message = recipient && (await lockMessageById(db, recipient.message_id));
+    return recipient && message ? { recipient, message } : undefined;
+  }
+  const [row] = await selectRecipientLockingMessage(db, carrierRef);
+  if (!row) return undefined;
+  const { r_message_id, r_phone, r_status, r_failure_reason, r_carrier_ref, r_updated_at, ...m } =
+    row;
+  return {
+    recipient: {
+      message_id: r_message_id,
+      phone: r_phone,
+      status: r_status,
+      failure_reason: r_failure_reason,
+      carrier_ref: r_carrier_ref,
+      updated_at: r_updated_at,
+    },
+    message: m,
+  };
+}
+
 /** The recipient row a carrier reference points at. */
 export async function findRecipientByCarrierRef(
   db: Kysely<DB>,
