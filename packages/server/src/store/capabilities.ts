@@ -1,3 +1,5 @@
+import { PostgresAdapter, type Kysely } from 'kysely';
+
 /** The engine behind the store. */
 export type Engine = 'sqlite' | 'postgres';
 
@@ -19,6 +21,14 @@ export const CAPABILITIES: Record<Engine, Capabilities> = {
   sqlite: { skipLocked: false, listenNotify: false, singleWriter: true },
   postgres: { skipLocked: true, listenNotify: true, singleWriter: false },
 };
+
+/**
+ * The engine a Kysely instance runs on, from its adapter: for repo functions, which
+ * get only `db` (a transaction's or the store's).
+ */
+export function engineOf<T>(db: Kysely<T>): Engine {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}
 
 /** True when `error` is a unique or primary-key violation, in either engine. */
 export function isUniqueViolation(error: unknown): boolean {

@@ -128,6 +128,18 @@ function shapedStatement<A extends unknown[]>(
   };
 }
 
+/** `values` from `offset` on as a row of `columns`: how a shape's build names its arguments. */
+export function rowFrom(columns: readonly string[], values: readonly unknown[], offset = 0): never {
+  return Object.fromEntries(columns.map((column, i) => [column, values[offset + i]])) as never;
+}
+
+/** The values of `row` in the order of `columns`: the arguments of a shape built by `rowFrom`. */
+export function valuesIn<R>(row: R, columns: readonly (keyof R)[]): unknown[] {
+  const values = new Array<unknown>(columns.length);
+  for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!];
+  return values;
+}
+
 /**
  * A one-row insert into `table`, compiled once (see `compiled`). `columnSet` names
  * every column of the table (`{ id: true, … }`), so the compiler refuses a list
@@ -139,12 +151,10 @@ export function compiledInsert<T extends keyof DB & string>(
 ): (db: Kysely<DB>, row: Record<string, unknown>) => Promise<void> {
   const columns = Object.keys(columnSet);
   const run = compiled((db: Kysely<DB>, ...values: unknown[]) =>
-    db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, values[i]])) as never),
+    db.insertInto(table).values(rowFrom(columns, values)),
   );
   return async (db, row) => {
-    const values = new Array<unknown>(columns.length);
-    for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!];
-    await run(db, ...values);
+    await run(db, ...valuesIn(row, columns));
   };
 }
 

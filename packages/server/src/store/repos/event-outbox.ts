@@ -1,5 +1,6 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
-import { compiled } from '../compiled.ts';
+import type { Kysely } from 'kysely';
+import { engineOf } from '../capabilities.ts';
+import { compiled, rowFrom, valuesIn } from '../compiled.ts';
 import type { DB } from '../schema.ts';
 import { EVENT_COLUMNS, insertEvent, type EventRow } from './events.ts';
 import { listEnabledWebhookEndpoints, type WebhookEndpointRow } from './webhook-endpoints.ts';
@@ -14,11 +15,7 @@ const eventColumns = Object.keys(EVENT_COLUMNS) as (keyof EventRow)[];
  */
 const insertEventListingEndpoints = compiled((db: Kysely<DB>, ...values: unknown[]) =>
   db
-    .with('event', (q) =>
-      q
-        .insertInto('events')
-        .values(Object.fromEntries(eventColumns.map((c, i) => [c, values[i]])) as never),
-    )
+    .with('event', (q) => q.insertInto('events').values(rowFrom(eventColumns, values)))
     .selectFrom('webhook_endpoints')
     .select(['id', 'events_json'])
     .where('account_id', '=', values[eventColumns.length] as string)
@@ -36,10 +33,10 @@ export async function insertEventAndListEndpoints(
   db: Kysely<DB>,
   event: EventRow,
 ): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json'>[]> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (engineOf(db) === 'postgres') {
     return (await insertEventListingEndpoints(
       db,
-      ...eventColumns.map((column) => event[column]),
+      ...valuesIn(event, eventColumns),
       event.account_id,
       event.mode,
     )) as Pick<WebhookEndpointRow, 'id' | 'events_json'>[];

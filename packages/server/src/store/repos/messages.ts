@@ -1,4 +1,5 @@
-import { PostgresAdapter, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, QueryCreator, Selectable } from 'kysely';
+import { engineOf } from '../capabilities.ts';
 import { compiled, compiledChanges, compiledInsert, compiledInsertRows } from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
 
@@ -83,31 +84,41 @@ const selectRecipient = compiled((db: Kysely<DB>, messageId: string, phone: stri
     .where('message_id', '=', messageId)
     .where('phone', '=', phone),
 );
-const setRecipientStatus = compiledChanges(
-  (
-    db: Kysely<DB>,
-    messageId: string,
-    phone: string,
-    from: RecipientRow['status'],
-    status: RecipientRow['status'],
-    failureReason: string | null,
-    at: number,
-  ) =>
-    db
-      .updateTable('message_recipients')
-      .set({ status, failure_reason: failureReason, updated_at: at })
-      .where('message_id', '=', messageId)
-      .where('phone', '=', phone)
-      .where('status', '=', from),
-);
-const setRecipientCarrierRef = compiled(
-  (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
-    db
-      .updateTable('message_recipients')
-      .set({ carrier_ref: carrierRef, updated_at: at })
-      .where('message_id', '=', messageId)
-      .where('phone', '=', phone),
-);
+/** A recipient moved from `from` to `status`; it changes nothing if its status is no longer `from`. */
+function recipientMove(
+  q: QueryCreator<DB>,
+  messageId: string,
+  phone: string,
+  from: RecipientRow['status'],
+  status: RecipientRow['status'],
+  failureReason: string | null,
+  at: number,
+) {
+  return q
+    .updateTable('message_recipients')
+    .set({ status, failure_reason: failureReason, updated_at: at })
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone)
+    .where('status', '=', from);
+}
+
+/** The reference the carrier gave a recipient's submission, recorded on the recipient. */
+export function carrierRefRecording(
+  q: QueryCreator<DB>,
+  messageId: string,
+  phone: string,
+  carrierRef: string,
+  at: number,
+) {
+  return q
+    .updateTable('message_recipients')
+    .set({ carrier_ref: carrierRef, updated_at: at })
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone);
+}
+
+const setRecipientStatus = compiledChanges(recipientMove);
+const setRecipientCarrierRef = compiled(carrierRefRecording);
 const setMessageStatus = compiled(
   (
     db: Kysely<DB>,
@@ -128,7 +139,7 @@ const setMessageStatus = compiled(
  * A SQLite write transaction excludes every other writer until it ends.
  */
 function writesConcurrently(db: Kysely<DB>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
+  return engineOf(db) === 'postgres';
 }
 
 const selectMessageForUpdate = compiled((db: Kysely<DB>, id: string) => {
@@ -246,13 +257,7 @@ const setRecipientAndMessageStatus = compiledChanges(
   ) =>
     db
       .with('moved', (q) =>
-        q
-          .updateTable('message_recipients')
-          .set({ status, failure_reason: failureReason, updated_at: at })
-          .where('message_id', '=', messageId)
-          .where('phone', '=', phone)
-          .where('status', '=', from)
-          .returning('phone'),
+        recipientMove(q, messageId, phone, from, status, failureReason, at).returning('phone'),
       )
       .updateTable('messages')
       .set({ status: messageStatus, failure_reason: messageFailureReason, updated_at: at })

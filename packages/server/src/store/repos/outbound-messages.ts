@@ -1,10 +1,12 @@
-import { PostgresAdapter, type Kysely } from 'kysely';
-import { compiled } from '../compiled.ts';
+import type { Kysely } from 'kysely';
+import { engineOf } from '../capabilities.ts';
+import { compiled, rowFrom, valuesIn } from '../compiled.ts';
 import type { DB } from '../schema.ts';
 import { touchConversation } from './conversations.ts';
 import {
   insertMessage,
   insertRecipients,
+  carrierRefRecording,
   recordCarrierRef,
   MESSAGE_COLUMNS,
   RECIPIENT_COLUMNS,
@@ -14,6 +16,7 @@ import {
 import {
   deleteOutbound,
   enqueueOutbound,
+  submissionRemoval,
   OUTBOUND_COLUMNS,
   type OutboundQueueRow,
 } from './outbound-queue.ts';
@@ -21,16 +24,6 @@ import {
 const messageColumns = Object.keys(MESSAGE_COLUMNS) as (keyof MessageRow)[];
 const recipientColumns = Object.keys(RECIPIENT_COLUMNS) as (keyof RecipientRow)[];
 const outboundColumns = Object.keys(OUTBOUND_COLUMNS) as (keyof OutboundQueueRow)[];
-
-/** The values of `row` in the order of `columns`. */
-function valuesOf<T>(row: T, columns: readonly (keyof T)[]): unknown[] {
-  return columns.map((column) => row[column]);
-}
-
-/** `values` from `offset` on, as a row of `columns` (for building a shape). */
-function rowOf(columns: readonly string[], values: unknown[], offset: number): never {
-  return Object.fromEntries(columns.map((column, i) => [column, values[offset + i]])) as never;
-}
 
 /**
  * A one-to-one send on PostgreSQL in one statement: the message, its recipient and
@@ -44,12 +37,12 @@ const storeOneToOneInOneStatement = compiled((db: Kysely<DB>, ...values: unknown
   const outboundAt = recipientAt + recipientColumns.length;
   const conversationAt = outboundAt + outboundColumns.length;
   return db
-    .with('message', (q) => q.insertInto('messages').values(rowOf(messageColumns, values, 0)))
+    .with('message', (q) => q.insertInto('messages').values(rowFrom(messageColumns, values, 0)))
     .with('recipient', (q) =>
-      q.insertInto('message_recipients').values(rowOf(recipientColumns, values, recipientAt)),
+      q.insertInto('message_recipients').values(rowFrom(recipientColumns, values, recipientAt)),
     )
     .with('submission', (q) =>
-      q.insertInto('outbound_queue').values(rowOf(outboundColumns, values, outboundAt)),
+      q.insertInto('outbound_queue').values(rowFrom(outboundColumns, values, outboundAt)),
     )
     .updateTable('conversations')
     .set({ last_message_at: values[conversationAt + 1] as number })
@@ -67,16 +60,12 @@ export async function storeOutboundMessage(
   recipients: RecipientRow[],
   submissions: OutboundQueueRow[],
 ): Promise<void> {
-  if (
-    recipients.length === 1 &&
-    submissions.length === 1 &&
-    db.getExecutor().adapter instanceof PostgresAdapter
-  ) {
+  if (recipients.length === 1 && submissions.length === 1 && engineOf(db) === 'postgres') {
     await storeOneToOneInOneStatement(
       db,
-      ...valuesOf(message, messageColumns),
-      ...valuesOf(recipients[0]!, recipientColumns),
-      ...valuesOf(submissions[0]!, outboundColumns),
+      ...valuesIn(message, messageColumns),
+      ...valuesIn(recipients[0]!, recipientColumns),
+      ...valuesIn(submissions[0]!, outboundColumns),
       message.conversation_id,
       message.created_at,
     );
@@ -95,17 +84,13 @@ export async function storeOutboundMessage(
  */
 const completeSubmissionInOneStatement = compiled(
   (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
-    db
-      .with('taken', (q) =>
-        q
-          .deleteFrom('outbound_queue')
-          .where('message_id', '=', messageId)
-          .where('phone', '=', phone),
-      )
-      .updateTable('message_recipients')
-      .set({ carrier_ref: carrierRef, updated_at: at })
-      .where('message_id', '=', messageId)
-      .where('phone', '=', phone),
+    carrierRefRecording(
+      db.with('taken', (q) => submissionRemoval(q, messageId, phone)),
+      messageId,
+      phone,
+      carrierRef,
+      at,
+    ),
 );
 
 /**
@@ -119,7 +104,7 @@ export async function completeSubmission(
   carrierRef: string,
   at: number,
 ): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (engineOf(db) === 'postgres') {
     await completeSubmissionInOneStatement(db, messageId, phone, carrierRef, at);
     return;
   }

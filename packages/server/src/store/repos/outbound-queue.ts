@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { Capabilities } from '../capabilities.ts';
 import { compiled, compiledInsertRows } from '../compiled.ts';
 import type { DB, OutboundQueueTable } from '../schema.ts';
@@ -56,10 +56,16 @@ export function claimOutbound(
     .execute();
 }
 
+/** A submission's removal from the queue. */
+export function submissionRemoval(q: QueryCreator<DB>, messageId: string, phone: string) {
+  return q
+    .deleteFrom('outbound_queue')
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone);
+}
+
 // Compiled once: the dispatcher runs it for every submission (see store/compiled.ts).
-const deleteOutboundRow = compiled((db: Kysely<DB>, messageId: string, phone: string) =>
-  db.deleteFrom('outbound_queue').where('message_id', '=', messageId).where('phone', '=', phone),
-);
+const deleteOutboundRow = compiled(submissionRemoval);
 
 /** Removes a submission the carrier has taken (or that ended in failure). */
 export async function deleteOutbound(
