@@ -77,7 +77,14 @@ export interface InboundText {
  * carrier acknowledges to the network only then.
  */
 export interface CarrierHandlers {
-  /** Resolves `unknown` when the reference is not (yet) recorded: report it again later. */
-  receipt(receipt: DeliveryReceipt): Promise<'applied' | 'ignored' | 'unknown'>;
+  /**
+   * Applies receipts in the order given (a burst from the network is one batch,
+   * one transaction) and answers each one's outcome in that order: `unknown` when
+   * its reference is not (yet) recorded, so the carrier reports it again later.
+   */
+  receipts(receipts: readonly DeliveryReceipt[]): Promise<ReceiptOutcome[]>;
   inbound(text: InboundText): Promise<void>;
 }
+
+/** What became of a receipt: applied, ignored (a duplicate or late one), or for an unknown reference. */
+export type ReceiptOutcome = 'applied' | 'ignored' | 'unknown';

@@ -16,11 +16,17 @@ import type { WriteTx } from '../store/write-queue.ts';
 import { scopeOf, type CommandDeps } from './context.ts';
 import { recordEvent } from './record-event.ts';
 
+/** The rows a transition left: the recipient moved, and its message as it is now. */
+export interface Transitioned {
+  recipient: RecipientRow;
+  message: MessageRow;
+}
+
 /**
  * Moves one recipient of an outbound message to `status` if the state machine
  * allows it, updates the message's overall status, and records
  * `message.delivered` / `message.failed` in the same transaction. A duplicate
- * or late report changes nothing and records nothing; returns whether it applied.
+ * or late report changes nothing and records nothing, and answers null.
  */
 export async function transitionRecipient(
   tx: WriteTx,
@@ -29,14 +35,14 @@ export async function transitionRecipient(
   failureReason: FailureReason | null,
   deps: CommandDeps,
   lockedMessage?: MessageRow,
-): Promise<boolean> {
+): Promise<Transitioned | null> {
   // Lock the message before deciding anything (unless the caller read it locked). On
   // PostgreSQL two instances may commit two participants' receipts at once: each computing
   // the overall status from the other's row as it was before would store a status neither
   // participant has. (Within one process a message's receipts and its dispatch failures
   // share the carrier lane.)
   const message = lockedMessage ?? (await lockMessageById(tx.db, recipient.message_id));
-  if (!message) return false;
+  if (!message) return null;
   // A group's recipients as the transitions before this one left them; a one-to-one
   // message's one recipient as the caller read it, checked by the update below.
   let before = message.is_group ? await listRecipients(tx.db, message.id) : [recipient];
@@ -50,9 +56,9 @@ export async function transitionRecipient(
   let changed: boolean;
   // At most twice: the second time with the row read under the lock.
   for (let reread = false; ; reread = true) {
-    if (!current) return false;
+    if (!current) return null;
     next = nextStatus(current.status, status);
-    if (next === null) return false;
+    if (next === null) return null;
     const reason = next === 'failed' ? (failureReason ?? 'carrier_rejected') : null;
     const moved: RecipientRow = {
       ...current,
@@ -80,7 +86,7 @@ export async function transitionRecipient(
       )
     )
       break;
-    if (reread) return false;
+    if (reread) return null;
     before = await listRecipients(tx.db, message.id);
     current = before.find((r) => r.phone === recipient.phone);
   }
@@ -104,5 +110,5 @@ export async function transitionRecipient(
     );
   }
   tx.publish('message.updated', { ...scopeOf(actor), message: view });
-  return true;
+  return { recipient: changedRecipient, message: updated };
 }

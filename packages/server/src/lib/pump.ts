@@ -15,6 +15,10 @@ export class Pump {
   readonly #pollMs: number;
   readonly #onError: (error: unknown) => void;
   #timer: NodeJS.Timeout | null = null;
+  /** When the timer fires (clock time), while one is set. */
+  #timerAt = Infinity;
+  /** The earliest time asked for by `wakeAt` while a round ran. */
+  #wantedAt = Infinity;
   #running: Promise<void> | null = null;
   #again = false;
   #stopped = true;
@@ -48,6 +52,20 @@ export class Pump {
     this.#running = this.#run();
   }
 
+  /**
+   * Asks for a round at `at` (clock time) at the latest, on a timer even when that
+   * is now: the caller's current turn finishes first. A round in flight, or a timer
+   * set for sooner, already covers it; a round asks for its own next time anyway.
+   */
+  wakeAt(at: number): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#wantedAt = Math.min(this.#wantedAt, at);
+      return;
+    }
+    if (at < this.#timerAt) this.#setTimer(Math.max(0, at - this.#clock.now()));
+  }
+
   /** Stops scheduling rounds and waits for the current one. */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -63,24 +81,31 @@ export class Pump {
       this.#onError(error);
       // A failing round (the database restarting, say) is retried after a pause, not in a hot loop.
       result = { again: 'at', at: this.#clock.now() + Math.min(this.#pollMs, 1000) };
+      this.#wantedAt = Infinity;
     }
     this.#running = null;
     if (this.#stopped) return;
     if (this.#again || result.again === 'now') {
       this.#again = false;
-      // setImmediate lets the event loop serve requests between rounds.
-      this.#timer = setTimeout(() => this.wake(), 0);
+      this.#wantedAt = Infinity;
+      // A timer, not a loop: the event loop serves requests between rounds.
+      this.#setTimer(0);
       return;
     }
-    const wait =
-      result.again === 'at'
-        ? Math.max(0, Math.min(result.at - this.#clock.now(), this.#pollMs))
-        : this.#pollMs;
-    this.#timer = setTimeout(() => this.wake(), wait);
+    const at = Math.min(result.again === 'at' ? result.at : Infinity, this.#wantedAt);
+    this.#wantedAt = Infinity;
+    this.#setTimer(Math.max(0, Math.min(at - this.#clock.now(), this.#pollMs)));
+  }
+
+  #setTimer(ms: number): void {
+    this.#clearTimer();
+    this.#timerAt = this.#clock.now() + ms;
+    this.#timer = setTimeout(() => this.wake(), ms);
   }
 
   #clearTimer(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    this.#timerAt = Infinity;
   }
 }

@@ -145,16 +145,6 @@ export interface OutboundQueueTable {
   last_error: string | null;
 }
 
-/** Receipts the sandbox carrier will report, and when. */
-export interface SandboxReceiptsTable {
-  id: string;
-  carrier_ref: string;
-  status: 'sent' | 'delivered' | 'failed';
-  failure_reason: string | null;
-  due_at: number;
-  locked_until: number;
-}
-
 /** Numbers that texted STOP, per account and mode. */
 export interface OptOutsTable {
   account_id: string;
@@ -244,7 +234,6 @@ export interface DB {
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;
   outbound_queue: OutboundQueueTable;
-  sandbox_receipts: SandboxReceiptsTable;
   opt_outs: OptOutsTable;
   calls: CallsTable;
   accounts: AccountsTable;

@@ -55,9 +55,8 @@ export interface WriteOptions {
   durable?: boolean;
   /**
    * Which connection commits the unit on PostgreSQL: `carrier` for the carrier
-   * side's units, `sandbox` for the sandbox carrier's own bookkeeping (its
-   * scheduled receipts, which a real carrier keeps on its side of the network),
-   * `webhooks` for webhook delivery's (`onLane` in store.ts gives each worker a
+   * side's units (the dispatcher's and the receipts'), `webhooks` for webhook
+   * delivery's (`onLane` in store.ts gives each worker a
    * store that sets it). Each lane commits on its own connection,
    * so a request never waits behind a worker's batch of a few hundred receipts,
    * each statement a round trip, nor a delivered webhook behind the receipts of
@@ -68,7 +67,7 @@ export interface WriteOptions {
 }
 
 /** The write lanes: one transaction at a time each, on its own connection on PostgreSQL. */
-export const WRITE_LANES = ['request', 'carrier', 'sandbox', 'webhooks'] as const;
+export const WRITE_LANES = ['request', 'carrier', 'webhooks'] as const;
 export type WriteLane = (typeof WRITE_LANES)[number];
 
 /**

@@ -4,10 +4,10 @@ import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import { createGuardedDispatcher } from '../delivery/ssrf-guard.ts';
 import { WebhookWorker } from '../delivery/webhook-worker.ts';
-import type { Carrier, CarrierHandlers } from '../carriers/carrier.ts';
+import type { Carrier, CarrierHandlers, DeliveryReceipt } from '../carriers/carrier.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
 import { unconfiguredCarrier } from '../carriers/unconfigured-carrier.ts';
-import { applyDeliveryReceipt } from '../commands/apply-delivery-receipt.ts';
+import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
 import { onLane, type Store } from '../store/store.ts';
 import { MessageDispatcher } from './message-dispatcher.ts';
@@ -38,15 +38,34 @@ export async function startBackground(deps: {
   // delivery apart from the carrier side.
   const store = onLane(deps.store, 'carrier');
   const commandDeps = { clock };
+  const applyAlone = (receipt: DeliveryReceipt) =>
+    store.write(async (tx) => (await applyDeliveryReceipts(tx, [receipt], commandDeps))[0]!);
   const handlers: CarrierHandlers = {
-    receipt: (receipt) => store.write((tx) => applyDeliveryReceipt(tx, receipt, commandDeps)),
+    receipts: async (receipts) => {
+      try {
+        return await store.write((tx) => applyDeliveryReceipts(tx, receipts, commandDeps));
+      } catch (error) {
+        if (receipts.length === 1) throw error;
+        // One receipt that cannot be applied must not hold back the rest of its batch:
+        // each alone, and one that fails again is reported again later (as if unknown).
+        logger.error({ err: error }, 'a batch of receipts failed; applying them one by one');
+        return Promise.all(
+          receipts.map((receipt) =>
+            applyAlone(receipt).catch((alone: unknown) => {
+              logger.error({ err: alone, carrierRef: receipt.carrierRef }, 'a receipt failed');
+              return 'unknown' as const;
+            }),
+          ),
+        );
+      }
+    },
     inbound: async (text) => {
       await store.write((tx) => receiveMessage(tx, text, commandDeps));
     },
   };
   const carriers: Record<'test' | 'live', Carrier> = {
     test: sandboxCarrier({
-      store: onLane(deps.store, 'sandbox'),
+      store,
       clock,
       delayMs: config.sandboxDelayMs,
       logger: logger.child({ carrier: 'sandbox' }),

@@ -22,7 +22,6 @@ for (const engine of ENGINES) {
 
     const pairs: [held: WriteLane, other: WriteLane][] = [
       ['carrier', 'request'],
-      ['carrier', 'sandbox'],
       ['carrier', 'webhooks'],
     ];
     for (const [heldLane, otherLane] of pairs) {

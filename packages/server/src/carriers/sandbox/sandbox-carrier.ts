@@ -4,34 +4,57 @@ import type { Logger } from '../../lib/logger.ts';
 import { Pump } from '../../lib/pump.ts';
 import { sandboxTimeline } from '../../domain/sandbox-timeline.ts';
 import {
-  claimSandboxReceipts,
-  deleteSandboxReceipts,
-  insertSandboxReceipts,
-  nextSandboxReceiptDue,
-  releaseSandboxReceipts,
-  type SandboxReceiptRow,
-} from '../../store/repos/sandbox-receipts.ts';
+  listInFlightRecipients,
+  type InFlightCursor,
+} from '../../store/repos/in-flight-recipients.ts';
 import type { Store } from '../../store/store.ts';
 import type { Carrier, CarrierHandlers, Submission } from '../carrier.ts';
+import { ReceiptSchedule, type OwedReceipt } from './receipt-schedule.ts';
 
-/** Receipts claimed per round. */
+/** The sandbox's references start with this; nothing else's do. */
+const REF_PREFIX = 'sbx_';
+/** Receipts reported per round: one batch, one transaction. */
 const BATCH = 200;
-/** A claimed receipt not reported within this lease is claimed again (its worker died). */
-const LEASE_MS = 30_000;
+/** How often the recipients are read for receipts another instance owed and never reported. */
+const RECOVERY_EVERY_MS = 5_000;
+/** A receipt this much overdue is taken for lost with the instance that owed it. */
+const RECOVERY_GRACE_MS = 10_000;
 /**
- * A receipt for a reference not recorded yet (the dispatcher records it in the
- * commit after the one that stored the receipts) is released at once, so the
- * wake-up that commit sends reports it; this retry is only the fallback for a
- * reference recorded by another process…
+ * The periodic scans start this far before this instance did: a recipient another
+ * instance changed just before our start, but committed after our first scan, is
+ * found too. Rows found twice are in flight here already and are skipped.
+ */
+const RECOVERY_OVERLAP_MS = 60_000;
+/** In-flight recipients read per statement while recovering. */
+const RECOVERY_PAGE = 1000;
+/**
+ * A receipt whose reference is not recorded yet (the dispatcher records it in the
+ * commit after its submissions) is tried again when the dispatcher signals that
+ * commit, or after this long, in case another process recorded it…
  */
 const UNKNOWN_RETRY_MS = 25;
-/** …until it is this old; then the submission it belongs to is gone for good. */
+/** …until it has been unknown this long; then the submission it belongs to is gone for good. */
 const UNKNOWN_GIVE_UP_MS = 10 * 60_000;
+/** A batch that failed to apply (the database restarting, say) is reported again after this. */
+const FAILED_BATCH_RETRY_MS = 1_000;
 
 /**
- * The sandbox carrier: a carrier without a network. A submission schedules
- * its receipts in the database (the sandbox's own "network", so a restart
- * loses nothing), and a background loop reports each one when it is due.
+ * The sandbox carrier: a carrier without a network. A submission gets a
+ * reference and its receipts follow the sandbox timeline (decisions.md:
+ * `sent` one delay after submission, `delivered` one more, and the magic
+ * numbers), reported in batches when due.
+ *
+ * What the sandbox still owes is kept in memory, and is also a function of the
+ * database: a recipient whose sandbox reference is recorded and that is not
+ * yet delivered or failed is owed the rest of its timeline, counted from when
+ * it last changed. So a restart loses nothing (the first round reads every
+ * in-flight recipient) and neither does an instance that stops for good while
+ * others run (every instance looks every few seconds for receipts overdue by
+ * more than a grace period). A receipt reported twice, by two instances or
+ * after a restart, is ignored the second time: handlers are idempotent. The
+ * sandbox used to store each receipt it owed in a table of its own, written,
+ * leased and deleted: six statements per message for a state the recipients
+ * already hold.
  */
 export function sandboxCarrier(options: {
   store: Store;
@@ -41,67 +64,105 @@ export function sandboxCarrier(options: {
 }): Carrier {
   const { store, clock, delayMs, logger } = options;
   let handlers: CarrierHandlers | null = null;
+  const schedule = new ReceiptSchedule();
+  /** Taken receipts answered `unknown`, tried again after UNKNOWN_RETRY_MS or a dispatcher commit. */
+  let unknown: OwedReceipt[] = [];
+  let unknownRetryAt = Infinity;
+  /** In-flight recipients last changed before this were looked at by a recovery scan. */
+  let recoveredUpTo: number | null = null;
+  let nextRecoveryAt = 0;
 
-  // The dispatcher submits a whole round at once; their receipts are stored in one
-  // multi-row insert (one unit, one statement) instead of a unit per submission.
-  let batch: { rows: SandboxReceiptRow[]; written: Promise<void> } | null = null;
-  const scheduleReceipts = (rows: SandboxReceiptRow[]): Promise<void> => {
-    if (!batch) {
-      const next: { rows: SandboxReceiptRow[]; written: Promise<void> } = {
-        rows: [],
-        written: Promise.resolve(),
-      };
-      next.written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        batch = null;
-        return store.write((tx) => insertSandboxReceipts(tx.db, next.rows), { durable: false });
+  /** Owes the receipts of `phone`'s timeline still to come after `after`, counted from `since`. */
+  const owe = (carrierRef: string, phone: string, after: 'submission' | 'sent', since: number) => {
+    const steps = sandboxTimeline(phone, delayMs);
+    const from = after === 'sent' ? steps.findIndex((s) => s.status === 'sent') : -1;
+    const offset = from >= 0 ? steps[from]!.afterMs : 0;
+    for (const step of steps.slice(from + 1)) {
+      schedule.add({
+        carrierRef,
+        status: step.status,
+        failureReason: step.failureReason,
+        dueAt: since + step.afterMs - offset,
+        unknownSince: null,
       });
-      batch = next;
     }
-    batch.rows.push(...rows);
-    return batch.written;
+  };
+
+  /** Owes what every in-flight sandbox recipient last changed in [from, before) is still owed. */
+  const recover = async (from: number, before: number) => {
+    let after: InFlightCursor | null = null;
+    for (;;) {
+      const rows = await listInFlightRecipients(store.db, {
+        refPrefix: REF_PREFIX,
+        changedFrom: from,
+        changedBefore: before,
+        after,
+        limit: RECOVERY_PAGE,
+      });
+      for (const row of rows) {
+        if (schedule.holds(row.carrier_ref)) continue;
+        owe(
+          row.carrier_ref,
+          row.phone,
+          row.status === 'queued' ? 'submission' : 'sent',
+          row.updated_at,
+        );
+      }
+      if (rows.length < RECOVERY_PAGE) return;
+      const last = rows.at(-1)!;
+      after = { updatedAt: last.updated_at, carrierRef: last.carrier_ref };
+    }
+  };
+
+  const recoverIfTime = async (now: number) => {
+    if (now < nextRecoveryAt) return;
+    nextRecoveryAt = now + RECOVERY_EVERY_MS;
+    if (recoveredUpTo === null) {
+      // First round: everything in flight, whenever it last changed.
+      await recover(0, Number.MAX_SAFE_INTEGER);
+      recoveredUpTo = now - RECOVERY_OVERLAP_MS;
+      return;
+    }
+    // Recipients whose next receipt (one delay after their last change) is overdue by the grace.
+    const upTo = now - delayMs - RECOVERY_GRACE_MS;
+    if (upTo <= recoveredUpTo) return;
+    await recover(recoveredUpTo, upTo);
+    recoveredUpTo = upTo;
   };
 
   const round = async () => {
     const now = clock.now();
-    // Claims, scheduled receipts and their removal need no fsync of their own: the
-    // dispatcher's durable commit that records the reference comes after the receipts in
-    // the log, and a receipt reported twice is ignored.
-    const claimed = await store.write(
-      (tx) => claimSandboxReceipts(tx.db, store.capabilities, now, BATCH, LEASE_MS),
-      { durable: false },
-    );
-    const outcomes = await Promise.all(
-      claimed.map(async (row) => ({
-        row,
-        outcome: await handlers!.receipt({
-          carrierRef: row.carrier_ref,
-          status: row.status,
-          failureReason: row.failure_reason as never,
-        }),
-      })),
-    );
-    const retry = (o: { row: SandboxReceiptRow; outcome: string }) =>
-      o.outcome === 'unknown' && now - o.row.due_at <= UNKNOWN_GIVE_UP_MS;
-    const done = outcomes.filter((o) => !retry(o)).map((o) => o.row.id);
-    const again = outcomes.filter(retry).map((o) => o.row.id);
-    if (done.length > 0 || again.length > 0) {
-      await store.write(
-        async (tx) => {
-          await deleteSandboxReceipts(tx.db, done);
-          await releaseSandboxReceipts(tx.db, again);
-        },
-        { durable: false },
-      );
+    await recoverIfTime(now);
+    if (unknown.length > 0 && now >= unknownRetryAt) {
+      for (const receipt of unknown) schedule.putBack({ ...receipt, dueAt: now });
+      unknown = [];
+      unknownRetryAt = Infinity;
     }
-    if (claimed.length === BATCH) return { again: 'now' } as const;
-    const due = await nextSandboxReceiptDue(store.db);
-    if (due === null) return { again: 'idle' } as const;
+    const due = schedule.takeDue(now, BATCH);
+    if (due.length > 0) {
+      let outcomes;
+      try {
+        outcomes = await handlers!.receipts(due);
+      } catch (error) {
+        for (const receipt of due) {
+          schedule.putBack({ ...receipt, dueAt: now + FAILED_BATCH_RETRY_MS });
+        }
+        throw error;
+      }
+      due.forEach((receipt, i) => {
+        const since = receipt.unknownSince ?? now;
+        if (outcomes[i] === 'unknown' && now - since <= UNKNOWN_GIVE_UP_MS) {
+          unknown.push({ ...receipt, unknownSince: since });
+          unknownRetryAt = Math.min(unknownRetryAt, now + UNKNOWN_RETRY_MS);
+        } else {
+          schedule.done(receipt);
+        }
+      });
+    }
+    if (schedule.earliest <= clock.now()) return { again: 'now' } as const;
     return {
       again: 'at',
-      at: Math.max(
-        due,
-        now + (outcomes.some((o) => o.outcome === 'unknown') ? UNKNOWN_RETRY_MS : 0),
-      ),
+      at: Math.min(schedule.earliest, unknownRetryAt, nextRecoveryAt),
     } as const;
   };
 
@@ -111,34 +172,31 @@ export function sandboxCarrier(options: {
     pollMs: 1000,
     onError: (error) => logger.error({ err: error }, 'sandbox carrier round failed'),
   });
-  const wake = () => pump.wake();
+  // The dispatcher committed references: receipts that arrived before them can apply now.
+  const onSubmitted = () => {
+    if (unknown.length === 0) return;
+    unknownRetryAt = 0;
+    pump.wake();
+  };
 
   return {
     name: 'sandbox',
     window: 1000,
     async start(h) {
       handlers = h;
-      store.signals.on('outbound.submitted', wake);
+      store.signals.on('outbound.submitted', onSubmitted);
       pump.start();
     },
     async stop() {
-      store.signals.off('outbound.submitted', wake);
+      store.signals.off('outbound.submitted', onSubmitted);
       await pump.stop();
     },
     async submit(submission: Submission) {
-      const carrierRef = newId('sbx', clock.now());
       const now = clock.now();
-      const steps = sandboxTimeline(submission.to, delayMs);
-      await scheduleReceipts(
-        steps.map((step) => ({
-          id: newId('sbr', now),
-          carrier_ref: carrierRef,
-          status: step.status,
-          failure_reason: step.failureReason,
-          due_at: now + step.afterMs,
-          locked_until: 0,
-        })),
-      );
+      const carrierRef = newId('sbx', now);
+      owe(carrierRef, submission.to, 'submission', now);
+      // On a timer even when due now: the dispatcher records the reference in this turn.
+      pump.wakeAt(schedule.earliest);
       return { carrierRef };
     },
   };

@@ -6,6 +6,7 @@ import * as softphone from './004-softphone.ts';
 import * as byteOrderIds from './005-byte-order-ids.ts';
 import * as coveringDueIndexes from './006-covering-due-indexes.ts';
 import * as leaseOutsideDueIndex from './007-lease-outside-due-index.ts';
+import * as sandboxNetworkFromRecipients from './008-sandbox-network-from-recipients.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '005-byte-order-ids': byteOrderIds,
   '006-covering-due-indexes': coveringDueIndexes,
   '007-lease-outside-due-index': leaseOutsideDueIndex,
+  '008-sandbox-network-from-recipients': sandboxNetworkFromRecipients,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -1,4 +1,4 @@
-import type { Kysely, QueryCreator, Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf } from '../capabilities.ts';
 import { compiled, compiledChanges, compiledInsert, compiledInsertRows } from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
@@ -73,9 +73,6 @@ const selectRecipients = compiled((db: Kysely<DB>, messageId: string) =>
     .selectAll()
     .where('message_id', '=', messageId)
     .orderBy('phone', 'asc'),
-);
-const selectRecipientByCarrierRef = compiled((db: Kysely<DB>, carrierRef: string) =>
-  db.selectFrom('message_recipients').selectAll().where('carrier_ref', '=', carrierRef),
 );
 const selectRecipient = compiled((db: Kysely<DB>, messageId: string, phone: string) =>
   db
@@ -167,13 +164,15 @@ export function listRecipients(db: Kysely<DB>, messageId: string): Promise<Recip
 }
 
 /**
- * On PostgreSQL, the recipient a carrier reference points at and its message, the
- * message locked (as lockMessageById), in one statement: a receipt's reads run one
- * statement per round trip on the carrier lane. The recipient's columns are
+ * The recipients carrier references point at, each with its message, in one
+ * statement for a whole batch of receipts. The references are one parameter: a
+ * JSON array read by `json_each` on SQLite, an array on PostgreSQL, where the
+ * messages are also locked (as lockMessageById) in id order, so two instances
+ * locking overlapping batches cannot deadlock. The recipient's columns are
  * renamed apart from the message's (`r_…`).
  */
-const selectRecipientLockingMessage = compiled((db: Kysely<DB>, carrierRef: string) =>
-  db
+const selectRecipientsLockingMessages = compiled((db: Kysely<DB>, references: unknown) => {
+  const query = db
     .selectFrom('message_recipients as r')
     .innerJoin('messages as m', 'm.id', 'r.message_id')
     .selectAll('m')
@@ -184,49 +183,54 @@ const selectRecipientLockingMessage = compiled((db: Kysely<DB>, carrierRef: stri
       'r.failure_reason as r_failure_reason',
       'r.carrier_ref as r_carrier_ref',
       'r.updated_at as r_updated_at',
-    ])
-    .where('r.carrier_ref', '=', carrierRef)
-    .forUpdate('m'),
-);
+    ]);
+  if (writesConcurrently(db)) {
+    return query
+      .where(sql<boolean>`r.carrier_ref = any(${references})`)
+      .orderBy('m.id')
+      .forUpdate('m');
+  }
+  return query.where('r.carrier_ref', 'in', (eb) =>
+    eb.selectFrom(sql<{ value: string }>`json_each(${references})`.as('j')).select('j.value'),
+  );
+});
 
 /**
- * The recipient a carrier reference points at, and its message locked until the
- * transaction ends where writers run concurrently (see lockMessageById). The
+ * The recipients `carrierRefs` point at, by reference, each with its message (one
+ * object per message, shared by its recipients), the messages locked until the
+ * transaction ends where writers run concurrently (see lockMessageById). A
  * recipient is as read before the lock was granted: transitionRecipient's update
- * checks it.
+ * checks it. References that point at nothing are absent from the map.
  */
-export async function findRecipientLockingMessage(
+export async function findRecipientsLockingMessages(
   db: Kysely<DB>,
-  carrierRef: string,
-): Promise<{ recipient: RecipientRow; message: MessageRow } | undefined> {
-  if (!writesConcurrently(db)) {
-    const recipient = await findRecipientByCarrierRef(db, carrierRef);
-    const message = recipient && (await lockMessageById(db, recipient.message_id));
-    return recipient && message ? { recipient, message } : undefined;
+  carrierRefs: readonly string[],
+): Promise<Map<string, { recipient: RecipientRow; message: MessageRow }>> {
+  const found = new Map<string, { recipient: RecipientRow; message: MessageRow }>();
+  if (carrierRefs.length === 0) return found;
+  const rows = await selectRecipientsLockingMessages(
+    db,
+    writesConcurrently(db) ? carrierRefs : JSON.stringify(carrierRefs),
+  );
+  const messages = new Map<string, MessageRow>();
+  for (const row of rows) {
+    const { r_message_id, r_phone, r_status, r_failure_reason, r_carrier_ref, r_updated_at, ...m } =
+      row;
+    let message = messages.get(m.id);
+    if (!message) messages.set(m.id, (message = m));
+    found.set(r_carrier_ref!, {
+      recipient: {
+        message_id: r_message_id,
+        phone: r_phone,
+        status: r_status,
+        failure_reason: r_failure_reason,
+        carrier_ref: r_carrier_ref,
+        updated_at: r_updated_at,
+      },
+      message,
+    });
   }
-  const [row] = await selectRecipientLockingMessage(db, carrierRef);
-  if (!row) return undefined;
-  const { r_message_id, r_phone, r_status, r_failure_reason, r_carrier_ref, r_updated_at, ...m } =
-    row;
-  return {
-    recipient: {
-      message_id: r_message_id,
-      phone: r_phone,
-      status: r_status,
-      failure_reason: r_failure_reason,
-      carrier_ref: r_carrier_ref,
-      updated_at: r_updated_at,
-    },
-    message: m,
-  };
-}
-
-/** The recipient row a carrier reference points at. */
-export async function findRecipientByCarrierRef(
-  db: Kysely<DB>,
-  carrierRef: string,
-): Promise<RecipientRow | undefined> {
-  return (await selectRecipientByCarrierRef(db, carrierRef))[0];
+  return found;
 }
 
 /** One recipient row. */
