@@ -103,6 +103,9 @@ export async function seedMessages(
         failure_reason: null,
         carrier_ref: null,
         updated_at: at,
+        run_at: null,
+        attempts: 1,
+        last_error: null,
       });
     }
     await store.write(async (tx) => {

@@ -202,6 +202,10 @@ export async function sendMessage(
     failure_reason: null,
     carrier_ref: null,
     updated_at: now,
+    // Each recipient is a submission due now (the dispatcher takes it from here).
+    run_at: now,
+    attempts: 0,
+    last_error: null,
   }));
   const row = {
     id,
@@ -224,20 +228,7 @@ export async function sendMessage(
     created_at: now,
     updated_at: now,
   };
-  await storeOutboundMessage(
-    tx.db,
-    row,
-    recipientRows,
-    recipientRows.map((r) => ({
-      message_id: id,
-      phone: r.phone,
-      mode: actor.mode,
-      run_at: now,
-      attempts: 0,
-      locked_until: 0,
-      last_error: null,
-    })),
-  );
+  await storeOutboundMessage(tx.db, row, recipientRows);
   const message = presentMessage(row, recipientRows);
   tx.publish('outbound.queued', { mode: actor.mode });
   tx.publish('message.created', { ...scopeOf(actor), message });

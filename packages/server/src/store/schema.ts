@@ -124,7 +124,11 @@ export interface MessagesTable {
   updated_at: number;
 }
 
-/** One row per recipient of an outbound message: each is its own carrier submission. */
+/**
+ * One row per recipient of an outbound message: each is its own carrier
+ * submission, due at `run_at` until the carrier's reference is recorded (or it
+ * fails); a claim's lease moves `run_at` to when the lease ends.
+ */
 export interface MessageRecipientsTable {
   message_id: string;
   phone: string;
@@ -132,16 +136,8 @@ export interface MessageRecipientsTable {
   failure_reason: string | null;
   carrier_ref: string | null;
   updated_at: number;
-}
-
-/** Submissions waiting for the carrier. */
-export interface OutboundQueueTable {
-  message_id: string;
-  phone: string;
-  mode: Mode;
-  run_at: number;
+  run_at: number | null;
   attempts: number;
-  locked_until: number;
   last_error: string | null;
 }
 
@@ -233,7 +229,6 @@ export interface DB {
   conversation_participants: ConversationParticipantsTable;
   messages: MessagesTable;
   message_recipients: MessageRecipientsTable;
-  outbound_queue: OutboundQueueTable;
   opt_outs: OptOutsTable;
   calls: CallsTable;
   accounts: AccountsTable;

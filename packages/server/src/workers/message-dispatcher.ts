@@ -4,15 +4,18 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
-import { findMessagesByIds, findRecipient, type MessageRow } from '../store/repos/messages.ts';
 import {
-  claimOutbound,
-  deleteOutbound,
-  nextOutboundDue,
-  rescheduleOutbound,
-  type OutboundQueueRow,
-} from '../store/repos/outbound-queue.ts';
-import { completeSubmission } from '../store/repos/outbound-messages.ts';
+  findMessagesByIds,
+  findRecipient,
+  recordCarrierRef,
+  type MessageRow,
+} from '../store/repos/messages.ts';
+import {
+  claimSubmissions,
+  nextSubmissionDue,
+  rescheduleSubmission,
+  type ClaimedSubmission,
+} from '../store/repos/submissions.ts';
 import type { Store } from '../store/store.ts';
 
 /** Submissions claimed per round. */
@@ -47,8 +50,8 @@ async function mapWindowed<T, R>(
 }
 
 /**
- * Moves queued submissions to the carrier of their mode. Each round claims due
- * rows, submits them within the carrier's window, and settles all outcomes in
+ * Moves queued submissions (recipients without a carrier reference) to the
+ * carrier of their message's mode. Each round claims due ones, submits them within the carrier's window, and settles all outcomes in
  * one transaction: accepted ones get their carrier reference, refused ones
  * fail with the carrier's reason, and transient errors are retried later.
  */
@@ -90,12 +93,12 @@ export class MessageDispatcher {
     await this.#pump.stop();
   }
 
-  async #submit(row: OutboundQueueRow, message: MessageRow | undefined): Promise<Outcome> {
+  async #submit(row: ClaimedSubmission, message: MessageRow | undefined): Promise<Outcome> {
     if (!message) return { kind: 'gone' };
     const submission: Submission = {
       messageId: message.id,
       accountId: message.account_id,
-      mode: row.mode,
+      mode: message.mode,
       from: message.from_phone,
       to: row.phone,
       body: message.body,
@@ -103,7 +106,7 @@ export class MessageDispatcher {
       segments: message.segments,
     };
     try {
-      const { carrierRef } = await this.#carriers[row.mode].submit(submission);
+      const { carrierRef } = await this.#carriers[message.mode].submit(submission);
       return { kind: 'accepted', carrierRef };
     } catch (error) {
       if (error instanceof CarrierRejection) return { kind: 'rejected', error };
@@ -115,7 +118,7 @@ export class MessageDispatcher {
     const now = this.#clock.now();
     // A lease lost in a crash is only taken again: no need to wait for the disk.
     const claimed = await this.#store.write(
-      (tx) => claimOutbound(tx.db, this.#store.capabilities, now, BATCH, LEASE_MS),
+      (tx) => claimSubmissions(tx.db, this.#store.capabilities, now, BATCH, LEASE_MS),
       { durable: false },
     );
     if (claimed.length > 0) {
@@ -125,8 +128,9 @@ export class MessageDispatcher {
           await findMessagesByIds(this.#store.db, [...new Set(claimed.map((r) => r.message_id))])
         ).map((m) => [m.id, m]),
       );
-      const byMode = (mode: Mode) => claimed.filter((r) => r.mode === mode);
-      const settled: [OutboundQueueRow, Outcome][] = [];
+      const byMode = (mode: Mode) =>
+        claimed.filter((r) => (messages.get(r.message_id)?.mode ?? 'test') === mode);
+      const settled: [ClaimedSubmission, Outcome][] = [];
       for (const mode of ['test', 'live'] as const) {
         const rows = byMode(mode);
         const outcomes = await mapWindowed(rows, this.#carriers[mode].window, (r) =>
@@ -144,7 +148,7 @@ export class MessageDispatcher {
         for (const [row, outcome] of settled) {
           if (outcome.kind === 'transient' && row.attempts <= RETRY_DELAYS_MS.length) {
             const delay = RETRY_DELAYS_MS[row.attempts - 1] ?? RETRY_DELAYS_MS.at(-1)!;
-            await rescheduleOutbound(
+            await rescheduleSubmission(
               tx.db,
               row.message_id,
               row.phone,
@@ -154,10 +158,14 @@ export class MessageDispatcher {
             continue;
           }
           if (outcome.kind === 'accepted') {
-            await completeSubmission(tx.db, row.message_id, row.phone, outcome.carrierRef, now);
+            await recordCarrierRef(tx.db, row.message_id, row.phone, outcome.carrierRef, now);
             continue;
           }
-          await deleteOutbound(tx.db, row.message_id, row.phone);
+          if (outcome.kind === 'gone') {
+            // A recipient whose message is not there has nothing to submit, ever.
+            await rescheduleSubmission(tx.db, row.message_id, row.phone, null, 'message not found');
+            continue;
+          }
           const recipient = await findRecipient(tx.db, row.message_id, row.phone);
           if (!recipient) continue;
           if (outcome.kind === 'rejected') {
@@ -178,7 +186,7 @@ export class MessageDispatcher {
       }
     }
     if (claimed.length === BATCH) return { again: 'now' } as const;
-    const due = await nextOutboundDue(this.#store.db);
+    const due = await nextSubmissionDue(this.#store.db);
     return due === null ? ({ again: 'idle' } as const) : ({ again: 'at', at: due } as const);
   }
 }

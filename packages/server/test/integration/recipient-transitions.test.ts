@@ -53,6 +53,9 @@ for (const engine of ENGINES) {
         failure_reason: null,
         carrier_ref: null,
         updated_at: NOW,
+        run_at: null,
+        attempts: 1,
+        last_error: null,
       }));
       await store.write(async (tx) => {
         await insertMessage(tx.db, message);

@@ -82,6 +82,9 @@ for (const engine of ENGINES) {
             failure_reason: null,
             carrier_ref: carrierRef,
             updated_at: updatedAt,
+            run_at: null,
+            attempts: 1,
+            last_error: null,
           },
         ]);
       });

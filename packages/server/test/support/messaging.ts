@@ -128,11 +128,14 @@ export async function storedSnapshot(db: Kysely<DB>, accountId: string): Promise
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('messages.account_id', '=', accountId)
     .executeTakeFirst();
+  // Submissions still to make: queued recipients the carrier has no reference for.
   const queued = await db
-    .selectFrom('outbound_queue')
-    .innerJoin('messages', 'messages.id', 'outbound_queue.message_id')
-    .select(['outbound_queue.message_id', 'outbound_queue.phone'])
+    .selectFrom('message_recipients')
+    .innerJoin('messages', 'messages.id', 'message_recipients.message_id')
+    .select(['message_recipients.message_id', 'message_recipients.phone'])
     .where('messages.account_id', '=', accountId)
+    .where('message_recipients.status', '=', 'queued')
+    .where('message_recipients.carrier_ref', 'is', null)
     .execute();
   const conversations = await db
     .selectFrom('conversations')
@@ -170,7 +173,7 @@ export async function storedSnapshot(db: Kysely<DB>, accountId: string): Promise
 /**
  * Runs `action` and asserts that the account stored nothing meanwhile: no
  * message, recipient, conversation, participant, event or opt-out, and no new
- * row in the outbound queue (rows may only have left it). Returns what `action` returned.
+ * submission still to make (submissions may only have been made). Returns what `action` returned.
  */
 export async function assertNothingStored<T>(
   db: Kysely<DB>,
@@ -187,7 +190,7 @@ export async function assertNothingStored<T>(
   assert.deepEqual(
     queuedAfter.filter((row) => !known.has(row)),
     [],
-    'no new row in the outbound queue',
+    'no new submission to make',
   );
   return result;
 }

@@ -1,4 +1,4 @@
-import type { MessageRow } from '../../src/store/repos/messages.ts';
+import type { MessageRow, RecipientRow } from '../../src/store/repos/messages.ts';
 
 /**
  * An outbound message row to `to` (a group when it is an array of several), for
@@ -23,6 +23,30 @@ export function outboundMessageRow(
     sender_name: null,
     contact_id: null,
     updated_at: fields.created_at,
+    ...fields,
+  };
+}
+
+/**
+ * A recipient row of message `messageId`, for tests that write rows through the
+ * repos; `fields` override. Not a submission still to make (`run_at` null) unless
+ * `fields` say so.
+ */
+export function recipientRow(
+  messageId: string,
+  phone: string,
+  fields: Partial<RecipientRow> = {},
+): RecipientRow {
+  return {
+    message_id: messageId,
+    phone,
+    status: 'queued',
+    failure_reason: null,
+    carrier_ref: null,
+    updated_at: 0,
+    run_at: null,
+    attempts: 0,
+    last_error: null,
     ...fields,
   };
 }

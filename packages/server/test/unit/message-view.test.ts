@@ -39,6 +39,9 @@ function recipient(
     failure_reason: failureReason,
     carrier_ref: null,
     updated_at: AT,
+    run_at: null,
+    attempts: 0,
+    last_error: null,
   };
 }
 

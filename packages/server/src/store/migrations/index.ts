@@ -7,6 +7,7 @@ import * as byteOrderIds from './005-byte-order-ids.ts';
 import * as coveringDueIndexes from './006-covering-due-indexes.ts';
 import * as leaseOutsideDueIndex from './007-lease-outside-due-index.ts';
 import * as sandboxNetworkFromRecipients from './008-sandbox-network-from-recipients.ts';
+import * as submissionsOnRecipients from './009-submissions-on-recipients.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '006-covering-due-indexes': coveringDueIndexes,
   '007-lease-outside-due-index': leaseOutsideDueIndex,
   '008-sandbox-network-from-recipients': sandboxNetworkFromRecipients,
+  '009-submissions-on-recipients': submissionsOnRecipients,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -34,6 +34,9 @@ export const RECIPIENT_COLUMNS = {
   failure_reason: true,
   carrier_ref: true,
   updated_at: true,
+  run_at: true,
+  attempts: true,
+  last_error: true,
 } as const satisfies Record<keyof MessageRecipientsTable, true>;
 
 // Compiled once: every send runs these (see store/compiled.ts).
@@ -99,23 +102,17 @@ function recipientMove(
     .where('status', '=', from);
 }
 
-/** The reference the carrier gave a recipient's submission, recorded on the recipient. */
-export function carrierRefRecording(
-  q: QueryCreator<DB>,
-  messageId: string,
-  phone: string,
-  carrierRef: string,
-  at: number,
-) {
-  return q
-    .updateTable('message_recipients')
-    .set({ carrier_ref: carrierRef, updated_at: at })
-    .where('message_id', '=', messageId)
-    .where('phone', '=', phone);
-}
-
 const setRecipientStatus = compiledChanges(recipientMove);
-const setRecipientCarrierRef = compiled(carrierRefRecording);
+// The reference the carrier gave a recipient's submission: the recipient leaves the due
+// submissions (message_recipients_due) and is found by the reference from then on.
+const setRecipientCarrierRef = compiled(
+  (db: Kysely<DB>, messageId: string, phone: string, carrierRef: string, at: number) =>
+    db
+      .updateTable('message_recipients')
+      .set({ carrier_ref: carrierRef, updated_at: at })
+      .where('message_id', '=', messageId)
+      .where('phone', '=', phone),
+);
 const setMessageStatus = compiled(
   (
     db: Kysely<DB>,
@@ -183,6 +180,9 @@ const selectRecipientsLockingMessages = compiled((db: Kysely<DB>, references: un
       'r.failure_reason as r_failure_reason',
       'r.carrier_ref as r_carrier_ref',
       'r.updated_at as r_updated_at',
+      'r.run_at as r_run_at',
+      'r.attempts as r_attempts',
+      'r.last_error as r_last_error',
     ]);
   if (writesConcurrently(db)) {
     return query
@@ -214,8 +214,18 @@ export async function findRecipientsLockingMessages(
   );
   const messages = new Map<string, MessageRow>();
   for (const row of rows) {
-    const { r_message_id, r_phone, r_status, r_failure_reason, r_carrier_ref, r_updated_at, ...m } =
-      row;
+    const {
+      r_message_id,
+      r_phone,
+      r_status,
+      r_failure_reason,
+      r_carrier_ref,
+      r_updated_at,
+      r_run_at,
+      r_attempts,
+      r_last_error,
+      ...m
+    } = row;
     let message = messages.get(m.id);
     if (!message) messages.set(m.id, (message = m));
     found.set(r_carrier_ref!, {
@@ -226,6 +236,9 @@ export async function findRecipientsLockingMessages(
         failure_reason: r_failure_reason,
         carrier_ref: r_carrier_ref,
         updated_at: r_updated_at,
+        run_at: r_run_at,
+        attempts: r_attempts,
+        last_error: r_last_error,
       },
       message,
     });
