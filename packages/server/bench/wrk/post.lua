@@ -1,4 +1,6 @@
 -- POST /v1/messages, one-to-one: each request a new message to one of 1000 recipients.
+-- They are +1415556XXXX: never a sandbox number (+1NPA55501XX), which the sending number
+-- may be (a send to itself is a 422).
 -- Environment: BENCH_KEY (API key, empty for the reference), BENCH_FROM (the sending number).
 package.path = debug.getinfo(1, 'S').source:match('^@(.*/)') .. '?.lua;' .. package.path
 local report = require('report')
@@ -16,7 +18,7 @@ local n = 0
 
 function request()
   n = n + 1
-  local body = string.format('{"from":"%s","to":"+1415555%04d","body":"Your code is %06d"}', from, n % 1000, n)
+  local body = string.format('{"from":"%s","to":"+1415556%04d","body":"Your code is %06d"}', from, n % 1000, n)
   return wrk.format(nil, '/v1/messages', nil, body)
 end
 
