@@ -12,6 +12,12 @@ import type { Actor } from './context.ts';
  * The direct thread between an account number and another number, created on
  * first use. Concurrent first messages agree on one thread: the insert yields
  * to an existing row and the thread is read back.
+ *
+ * A thread is never deleted nor given other numbers, so which one it is is
+ * remembered once committed (`tx.memo`): a send to a known number skips the
+ * lookup. The row then carries its counters (`last_message_at`,
+ * `unread_count`) as they were when it was found; callers use only which
+ * thread it is.
  */
 export async function findOrCreateDirectConversation(
   tx: WriteTx,
@@ -20,6 +26,10 @@ export async function findOrCreateDirectConversation(
   peerPhone: string,
   now: number,
 ): Promise<ConversationRow> {
+  const memoKey = `direct-conversation:${actor.accountId}:${actor.mode}:${accountPhone}:${peerPhone}`;
+  const known = tx.memo.get(memoKey) as ConversationRow | undefined;
+  if (known) return known;
+  const remember = (row: ConversationRow) => tx.afterCommit(() => tx.memo.set(memoKey, row));
   const existing = await findDirectConversation(
     tx.db,
     actor.accountId,
@@ -27,7 +37,10 @@ export async function findOrCreateDirectConversation(
     accountPhone,
     peerPhone,
   );
-  if (existing) return existing;
+  if (existing) {
+    remember(existing);
+    return existing;
+  }
   await insertConversationIfAbsent(tx.db, {
     id: newId('cv', now),
     account_id: actor.accountId,
@@ -48,6 +61,7 @@ export async function findOrCreateDirectConversation(
   );
   if (!conversation) throw new Error('direct conversation vanished after insert');
   await upsertParticipants(tx.db, conversation.id, [peerPhone], now);
+  remember(conversation);
   return conversation;
 }
 

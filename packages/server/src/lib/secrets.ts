@@ -1,4 +1,4 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (
@@ -8,9 +8,12 @@ const scryptAsync = promisify(scrypt) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-/** SHA-256 hex. API keys carry 190+ bits of randomness, so a fast hash is enough to store them. */
+/**
+ * SHA-256 hex. API keys carry 190+ bits of randomness, so a fast hash is enough to store them.
+ * The one-shot `hash` costs a third of `createHash().update().digest()`: every request makes one.
+ */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 // scrypt with N=2^15, r=8 uses 32 MiB per hash: memory-hard, ~50 ms on this class of machine.

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import { fixedQuery, runCompiled } from './compiled.ts';
+import { Memo } from './memo.ts';
 import type { DB } from './schema.ts';
 
 /** What a unit of work gets inside the shared transaction. */
@@ -19,7 +20,7 @@ export interface WriteTx {
    * committed (which account holds a number). Fill it from `afterCommit`, so a
    * rolled-back read never lands in it.
    */
-  memo: Map<string, unknown>;
+  memo: Memo;
 }
 
 /**
@@ -141,7 +142,7 @@ export class WriteQueue {
   readonly #signals: EventEmitter;
   readonly #relay: SignalRelay | null;
   readonly #reportError: (error: unknown) => void;
-  readonly #memo = new Map<string, unknown>();
+  readonly #memo = new Memo();
   /**
    * Set after a batch in which a unit failed: the next batches run with a savepoint
    * per unit from the start, until one has no failing unit. Failures come in runs
