@@ -5,6 +5,9 @@ import { isMode, type Mode } from './domain/modes.ts';
 import { systemClock } from './lib/clock.ts';
 import { createLogger } from './lib/logger.ts';
 import { hashPassword } from './lib/secrets.ts';
+import { createSecretBox, loadSecretKey } from './lib/secret-box.ts';
+import { localChanges } from './commands/changes.ts';
+import { webhookDeps } from './delivery/webhook-deps.ts';
 import { addNumber } from './commands/add-number.ts';
 import { bootstrapDemo } from './commands/bootstrap-demo.ts';
 import { createAccount } from './commands/create-account.ts';
@@ -155,8 +158,10 @@ async function serveMcp(config: Config): Promise<void> {
   const { serveStdio } = await import('./mcp/stdio.ts');
   await withStore(config, async (store) => {
     const principal = await mcpPrincipal(store, key);
+    const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
     await serveStdio(principal, {
       store,
+      changes: localChanges(store, webhookDeps({ clock: systemClock, secrets, config })),
       clock: systemClock,
       reportError: (error) => logger.error({ err: error }, 'mcp tool failed'),
       // Revocation takes effect on the next call, as it does on the next REST request.

@@ -6,6 +6,8 @@ import type { Logger } from './lib/logger.ts';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { openStore, type Store } from './store/store.ts';
 import { startBackground } from './workers/background.ts';
+import { localChanges } from './commands/changes.ts';
+import { webhookDeps } from './delivery/webhook-deps.ts';
 
 /** A running service: its HTTP app, store and background work. */
 export interface RunningServer {
@@ -30,7 +32,8 @@ export async function startServer(
     checkpointThread: true,
   });
   const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
-  const app = await buildApp({ config, store, logger, clock, secrets });
+  const changes = localChanges(store, webhookDeps({ clock, secrets, config }));
+  const app = await buildApp({ config, store, changes, logger, clock, secrets });
   const background: { stop(): Promise<void> }[] = [];
   if (config.roles.includes('worker')) {
     background.push(await startBackground({ config, store, clock, logger, secrets }));

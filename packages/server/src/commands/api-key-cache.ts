@@ -1,7 +1,7 @@
 import { sha256Hex } from '../lib/secrets.ts';
 import { parseKeyMode } from '../domain/api-keys.ts';
 import { CommittedCache } from '../store/committed-cache.ts';
-import type { Store } from '../store/store.ts';
+import type { ReadStore } from '../store/store.ts';
 import { authenticateApiKey, bearerToken, type ApiKeyPrincipal } from './authenticate-api-key.ts';
 
 /**
@@ -19,10 +19,10 @@ import { authenticateApiKey, bearerToken, type ApiKeyPrincipal } from './authent
  * The lookup it saves was the single most frequent query of the service.
  */
 export class ApiKeyCache {
-  readonly #store: Store;
+  readonly #store: ReadStore;
   readonly #keys: CommittedCache<ApiKeyPrincipal>;
 
-  constructor(store: Store) {
+  constructor(store: ReadStore) {
     this.#store = store;
     this.#keys = new CommittedCache(
       store,

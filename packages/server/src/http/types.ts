@@ -3,12 +3,16 @@ import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { ApiKeyPrincipal } from '../commands/authenticate-api-key.ts';
-import type { Store } from '../store/store.ts';
+import type { Changes } from '../commands/changes.ts';
+import type { ReadStore } from '../store/store.ts';
 
 /** What the HTTP app is built from: everything with I/O is passed in. */
 export interface AppDeps {
   config: Config;
-  store: Store;
+  /** Reads, and the signals of committed changes. */
+  store: ReadStore;
+  /** Every change, as a command of the registry (commands/registry.ts). */
+  changes: Changes;
   logger: Logger;
   clock: Clock;
   /** Seals and opens webhook signing secrets. */

@@ -1,16 +1,11 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Clock } from '../lib/clock.ts';
 import type { Actor } from '../commands/context.ts';
-import { createContact } from '../commands/create-contact.ts';
-import {
-  findRecordedResponse,
-  idempotentRequest,
-  writeIdempotently,
-} from '../commands/idempotency.ts';
-import { sendMessage, type SendMessageInput } from '../commands/send-message.ts';
+import type { Changes } from '../commands/changes.ts';
+import { findRecordedResponse, idempotentRequest } from '../commands/idempotency.ts';
+import type { SendMessageInput } from '../commands/send-message.ts';
 import { getMessage } from '../commands/get-message.ts';
-import type { Store } from '../store/store.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { ReadStore } from '../store/store.ts';
 import { toolResult, type ToolErrorReporter, type ToolOutcome } from './results.ts';
 import {
   ContactOutput,
@@ -25,9 +20,10 @@ import {
 /** The name and version the server announces to clients. */
 export const SERVER_INFO = { name: 'switchboard', version: '1.0.0' } as const;
 
-/** What the tools need: the store (reads and the write path) and time. */
+/** What the tools need: reads, changes and time. */
 export interface ToolServerDeps {
-  store: Store;
+  store: ReadStore;
+  changes: Changes;
   clock: Clock;
   /** Receives failures that are not the caller's, to be logged; the agent sees `internal_error`. */
   reportError: ToolErrorReporter;
@@ -68,21 +64,16 @@ async function sendText(
     const recorded = await findRecordedResponse(deps.store.db, actor, request, KEY_PARAM, deps);
     if (recorded) return replayed(recorded.body);
   }
-  const outcome = await writeIdempotently(
-    deps.store,
-    actor,
-    request,
-    KEY_PARAM,
-    CREATED,
-    (tx: WriteTx) =>
-      sendMessage(tx, actor, input satisfies SendMessageInput, { clock: deps.clock }),
-    deps,
+  const outcome = await deps.changes.runIdempotently(
+    'sendMessage',
+    { actor, input: input satisfies SendMessageInput },
+    { actor, request, param: KEY_PARAM, statusCode: CREATED },
   );
   return outcome.replayed ? replayed(outcome.body) : { resource: outcome.body };
 }
 
 /** The message as `GET /v1/messages/{id}` shows it; another account's or mode's id is not found. */
-async function messageStatus(actor: Actor, id: string, store: Store): Promise<ToolOutcome> {
+async function messageStatus(actor: Actor, id: string, store: ReadStore): Promise<ToolOutcome> {
   return { resource: await getMessage(store.db, actor, id) };
 }
 
@@ -93,7 +84,7 @@ async function messageStatus(actor: Actor, id: string, store: Store): Promise<To
  */
 export function createToolServer(actor: Actor, deps: ToolServerDeps): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
-  const { store, clock, reportError, authorize } = deps;
+  const { store, changes, reportError, authorize } = deps;
   // Every tool answers through here: the key is checked, then the failure (if any)
   // becomes an isError result rather than a protocol error.
   const run = (work: () => Promise<ToolOutcome>) =>
@@ -125,7 +116,7 @@ export function createToolServer(actor: Actor, deps: ToolServerDeps): McpServer 
     },
     (args) =>
       run(async () => ({
-        resource: await store.write((tx) => createContact(tx, actor, args, { clock })),
+        resource: await changes.run('createContact', { actor, input: args }),
       })),
   );
 

@@ -1,4 +1,4 @@
-import type { Store } from './store.ts';
+import type { ReadStore } from './store.ts';
 
 /** Entries kept at most; when full the cache starts over (one load per key). */
 const MAX_ENTRIES = 10_000;
@@ -21,7 +21,7 @@ const MAX_ENTRIES = 10_000;
  * pragma takes the WAL index's lock, ~5 µs; on PostgreSQL every check drops all).
  */
 export class CommittedCache<V> {
-  readonly #store: Store;
+  readonly #store: ReadStore;
   readonly #signal: string;
   readonly #entries = new Map<string, V>();
   #version: number | null = null;
@@ -32,7 +32,7 @@ export class CommittedCache<V> {
   #checkedAt = -Infinity;
 
   constructor(
-    store: Store,
+    store: ReadStore,
     signal: string,
     keyOf: (payload: unknown) => string | undefined,
     options: { foreignCheckMs?: number } = {},

@@ -65,6 +65,15 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/**
+ * The side of a store that reads: what the HTTP thread holds when changes run on
+ * the store thread (threads/), where `signals` are the store thread's, relayed.
+ */
+export type ReadStore = Pick<
+  Store,
+  'engine' | 'capabilities' | 'db' | 'signals' | 'foreignChanges'
+>;
+
 /** A commit that is already as durable as it was asked to be. */
 const ON_DISK = Promise.resolve();
 

@@ -9,6 +9,8 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { createSecretBox } from '../../src/lib/secret-box.ts';
 import { hashPassword } from '../../src/lib/secrets.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
+import { localChanges } from '../../src/commands/changes.ts';
+import { webhookDeps } from '../../src/delivery/webhook-deps.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 
@@ -28,11 +30,18 @@ before(async () => {
   a = await startTestApp('postgres');
   acct = await a.newAccount();
   storeB = await openStore(a.database.options);
+  const configB = { ...a.config, roles: ['api' as const, 'realtime' as const] };
+  const clockB = { now: () => Date.now() };
+  const secretsB = createSecretBox(randomBytes(32));
   const appB = await buildApp({
-    config: { ...a.config, roles: ['api', 'realtime'] },
+    config: configB,
     store: storeB,
-    clock: { now: () => Date.now() },
-    secrets: createSecretBox(randomBytes(32)),
+    changes: localChanges(
+      storeB,
+      webhookDeps({ clock: clockB, secrets: secretsB, config: configB }),
+    ),
+    clock: clockB,
+    secrets: secretsB,
     logger: createLogger('silent'),
   });
   await appB.listen({ port: 0, host: '127.0.0.1' });

@@ -10,6 +10,8 @@ import { createApiKey } from '../../src/commands/create-api-key.ts';
 import type { Engine } from '../../src/store/capabilities.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { startBackground, type Background } from '../../src/workers/background.ts';
+import { localChanges } from '../../src/commands/changes.ts';
+import { webhookDeps } from '../../src/delivery/webhook-deps.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
 import { ApiClient } from './http.ts';
 
@@ -67,7 +69,15 @@ export async function startTestApp(
   const store = await openStore(database.options);
   const clock = options.clock ?? { now: () => Date.now() };
   const secrets = createSecretBox(randomBytes(32));
-  const app = await buildApp({ config, store, clock, secrets, logger: createLogger('silent') });
+  const changes = localChanges(store, webhookDeps({ clock, secrets, config }));
+  const app = await buildApp({
+    config,
+    store,
+    changes,
+    clock,
+    secrets,
+    logger: createLogger('silent'),
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.
   const background: Background | null =

@@ -2,16 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { notFound, validationError } from '../../domain/errors.ts';
 import { hashPassword } from '../../lib/secrets.ts';
-import { createApiKey } from '../../commands/create-api-key.ts';
-import { createUser, MIN_PASSWORD_LENGTH } from '../../commands/create-user.ts';
-import { revokeApiKey } from '../../commands/revoke-api-key.ts';
-import { setHelpReply } from '../../commands/set-help-reply.ts';
-import { createWebhookEndpoint } from '../../commands/webhooks/create-webhook-endpoint.ts';
+import { MIN_PASSWORD_LENGTH } from '../../commands/create-user.ts';
 import { loadDeliveryLog } from '../../commands/webhooks/delivery-log.ts';
 import { checkEndpointUrl, checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
-import { retryDelivery } from '../../commands/webhooks/redeliver.ts';
-import { rotateWebhookSecret } from '../../commands/webhooks/rotate-webhook-secret.ts';
-import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-endpoint.ts';
 import { webhookDeps } from '../../delivery/webhook-deps.ts';
 import { isoTime } from '../../presenters/time.ts';
 import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
@@ -47,7 +40,7 @@ const HelpBody = Type.Object(
 
 /** The owners' dashboard: API keys, numbers, webhooks and their delivery log, opt-outs, team, settings. */
 export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.deps;
+  const { store, changes } = app.deps;
   const deps = webhookDeps(app.deps);
 
   app.get('/keys', async (request) => {
@@ -67,17 +60,13 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   app.post('/keys', async (request, reply) => {
     const { accountId } = requireOwner(request);
-    const key = await store.write((tx) =>
-      createApiKey(tx, { accountId, mode: modeOf(request) }, { clock }),
-    );
+    const key = await changes.run('createApiKey', { accountId, mode: modeOf(request) });
     return reply.code(201).send(key);
   });
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', async (request) => {
     const { accountId } = requireOwner(request);
-    return store.write((tx) =>
-      revokeApiKey(tx, { keyId: request.params.id, accountId }, { clock }),
-    );
+    return changes.run('revokeApiKey', { keyId: request.params.id, accountId });
   });
 
   app.get('/numbers', async (request) => {
@@ -121,9 +110,13 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
         );
       }
       const passwordHash = await hashPassword(password);
-      const user = await store.write((tx) =>
-        createUser(tx, { accountId, email, name, role: role ?? 'member', passwordHash }, { clock }),
-      );
+      const user = await changes.run('createUser', {
+        accountId,
+        email,
+        name,
+        role: role ?? 'member',
+        passwordHash,
+      });
       return reply.code(201).send(user);
     },
   );
@@ -133,7 +126,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     { schema: { body: HelpBody } },
     async (request) => {
       const { accountId } = requireOwner(request);
-      return store.write((tx) => setHelpReply(tx, accountId, request.body.helpReply));
+      return changes.run('setHelpReply', { accountId, text: request.body.helpReply });
     },
   );
 
@@ -152,14 +145,10 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       if (url === undefined) throw validationError('url', 'Missing required field url.');
       checkEventTypes(events ?? []);
       await checkEndpointUrl(url, deps);
-      const endpoint = await store.write((tx) =>
-        createWebhookEndpoint(
-          tx,
-          { accountId, mode: modeOf(request) },
-          { url, events: events ?? [], description: description ?? undefined, enabled },
-          deps,
-        ),
-      );
+      const endpoint = await changes.run('createWebhookEndpoint', {
+        actor: { accountId, mode: modeOf(request) },
+        input: { url, events: events ?? [], description: description ?? undefined, enabled },
+      });
       return reply.code(201).send(endpoint);
     },
   );
@@ -171,23 +160,20 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       const { accountId } = requireOwner(request);
       if (request.body.events !== undefined) checkEventTypes(request.body.events);
       if (request.body.url !== undefined) await checkEndpointUrl(request.body.url, deps);
-      return store.write((tx) =>
-        updateWebhookEndpoint(
-          tx,
-          { accountId, mode: modeOf(request) },
-          request.params.id,
-          request.body,
-          deps,
-        ),
-      );
+      return changes.run('updateWebhookEndpoint', {
+        actor: { accountId, mode: modeOf(request) },
+        id: request.params.id,
+        input: request.body,
+      });
     },
   );
 
   app.post<{ Params: { id: string } }>('/webhook-endpoints/:id/rotate-secret', async (request) => {
     const { accountId } = requireOwner(request);
-    return store.write((tx) =>
-      rotateWebhookSecret(tx, { accountId, mode: modeOf(request) }, request.params.id, deps),
-    );
+    return changes.run('rotateWebhookSecret', {
+      actor: { accountId, mode: modeOf(request) },
+      id: request.params.id,
+    });
   });
 
   app.get<{ Params: { id: string } }>('/webhook-endpoints/:id/deliveries', async (request) => {
@@ -206,15 +192,11 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
     '/webhook-endpoints/:id/deliveries/:deliveryId/retry',
     async (request, reply) => {
       const { accountId } = requireOwner(request);
-      await store.write((tx) =>
-        retryDelivery(
-          tx,
-          { accountId, mode: modeOf(request) },
-          request.params.id,
-          request.params.deliveryId,
-          deps,
-        ),
-      );
+      await changes.run('retryWebhookDelivery', {
+        actor: { accountId, mode: modeOf(request) },
+        endpointId: request.params.id,
+        deliveryId: request.params.deliveryId,
+      });
       return reply.code(202).send({ id: request.params.deliveryId, status: 'pending' });
     },
   );

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { createContact } from '../../commands/create-contact.ts';
 import { loadCallHistory } from '../../commands/inbox-queries.ts';
-import { updateContact } from '../../commands/update-contact.ts';
 import { presentContact } from '../../presenters/contact.ts';
 import { listContacts } from '../../store/repos/contacts.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
@@ -21,7 +19,7 @@ const orUndefined = (v: string | null | undefined) => v ?? undefined;
 
 /** The shared contact directory and the call history. */
 export async function directoryRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.deps;
+  const { store, changes } = app.deps;
 
   app.get<{ Querystring: { q?: string; mode?: string } }>('/contacts', async (request) => {
     const { accountId } = sessionOf(request);
@@ -41,19 +39,15 @@ export async function directoryRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId } = sessionOf(request);
       const { phone, name, email, company } = request.body;
-      const contact = await store.write((tx) =>
-        createContact(
-          tx,
-          { accountId, mode: modeOf(request) },
-          {
-            phone,
-            name: orUndefined(name),
-            email: orUndefined(email),
-            company: orUndefined(company),
-          },
-          { clock },
-        ),
-      );
+      const contact = await changes.run('createContact', {
+        actor: { accountId, mode: modeOf(request) },
+        input: {
+          phone,
+          name: orUndefined(name),
+          email: orUndefined(email),
+          company: orUndefined(company),
+        },
+      });
       return reply.code(201).send(contact);
     },
   );
@@ -63,11 +57,11 @@ export async function directoryRoutes(app: FastifyInstance): Promise<void> {
     { schema: { body: ContactPatch } },
     async (request) => {
       const { accountId } = sessionOf(request);
-      return store.write((tx) =>
-        updateContact(tx, { accountId, mode: modeOf(request) }, request.params.id, request.body, {
-          clock,
-        }),
-      );
+      return changes.run('updateContact', {
+        actor: { accountId, mode: modeOf(request) },
+        id: request.params.id,
+        input: request.body,
+      });
     },
   );
 

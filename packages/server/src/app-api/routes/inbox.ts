@@ -1,9 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { notFound } from '../../domain/errors.ts';
 import { loadConversation, loadInbox } from '../../commands/inbox-queries.ts';
-import { sendMessage } from '../../commands/send-message.ts';
-import { findConversation, markConversationRead } from '../../store/repos/conversations.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
 
 const ComposeBody = Type.Object(
@@ -19,7 +16,7 @@ const ComposeBody = Type.Object(
 
 /** The shared inbox: conversations, a thread, marking read, and the composer. */
 export async function inboxRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.deps;
+  const { store, changes } = app.deps;
 
   app.get('/conversations', async (request) => {
     const { accountId } = sessionOf(request);
@@ -33,14 +30,10 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
 
   app.post<{ Params: { id: string } }>('/conversations/:id/read', async (request) => {
     const { accountId } = sessionOf(request);
-    const mode = modeOf(request);
-    await store.write(async (tx) => {
-      const conversation = await findConversation(tx.db, accountId, mode, request.params.id);
-      if (!conversation) throw notFound('conversation', request.params.id);
-      await markConversationRead(tx.db, conversation.id);
-      tx.publish('conversation.read', { accountId, mode, conversationId: conversation.id });
+    return changes.run('markConversationRead', {
+      actor: { accountId, mode: modeOf(request) },
+      id: request.params.id,
     });
-    return { id: request.params.id, unreadCount: 0 };
   });
 
   // The composer sends through the same command as POST /v1/messages: the same
@@ -51,9 +44,10 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId, user } = sessionOf(request);
       const mode = modeOf(request);
-      const message = await store.write((tx) =>
-        sendMessage(tx, { accountId, mode }, { ...request.body, senderName: user.name }, { clock }),
-      );
+      const message = await changes.run('sendMessage', {
+        actor: { accountId, mode },
+        input: { ...request.body, senderName: user.name },
+      });
       return reply.code(201).send(message);
     },
   );

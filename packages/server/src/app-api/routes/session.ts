@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../domain/errors.ts';
-import {
-  checkCredentials,
-  createSession,
-  endSession,
-  SESSION_TTL_MS,
-} from '../../commands/sessions.ts';
+import { checkCredentials, SESSION_TTL_MS } from '../../commands/sessions.ts';
 import { findAccount } from '../../store/repos/accounts.ts';
 import { listPhoneNumbers } from '../../store/repos/phone-numbers.ts';
 import { LoginThrottle } from '../login-throttle.ts';
@@ -19,7 +14,7 @@ const SignInBody = Type.Object(
 
 /** Sign-in, sign-out and who-am-I for the softphone. */
 export async function sessionRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.deps;
+  const { store, clock, changes } = app.deps;
   const throttle = new LoginThrottle();
 
   app.post<{ Body: Static<typeof SignInBody> }>(
@@ -40,7 +35,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
         throw new ApiError('unauthorized', 'Wrong email or password.');
       }
       throttle.succeed(email);
-      const session = await store.write((tx) => createSession(tx, user, { clock }));
+      const session = await changes.run('createSession', { user });
       reply.setCookie(SESSION_COOKIE, session.token, {
         path: '/app',
         httpOnly: true,
@@ -57,7 +52,7 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.delete('/session', async (request, reply) => {
     const token = request.cookies[SESSION_COOKIE];
-    if (token) await store.write((tx) => endSession(tx, token));
+    if (token) await changes.run('endSession', { token });
     reply.clearCookie(SESSION_COOKIE, { path: '/app' });
     return { signedOut: true };
   });

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { ApiKeyCache } from '../../commands/api-key-cache.ts';
-import { touchApiKey } from '../../store/repos/api-keys.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /** `last_used_at` is written at most this often per key: the dashboard needs minutes, not requests. */
@@ -13,7 +12,7 @@ const TOUCH_INTERVAL_MS = 60_000;
  * read, so an unauthenticated caller costs no parsing.
  */
 export function registerApiKeyAuth(app: FastifyInstance): void {
-  const { store, config, clock } = app.deps;
+  const { store, config, clock, changes } = app.deps;
   const limiter = new RateLimiter(config.rateLimit);
   const touched = new Map<string, number>();
   const keys = new ApiKeyCache(store);
@@ -28,8 +27,8 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
     if ((touched.get(principal.keyId) ?? 0) <= now - TOUCH_INTERVAL_MS) {
       touched.set(principal.keyId, now);
       // Not awaited: the request must not wait for bookkeeping, and losing one touch is harmless.
-      store
-        .write((tx) => touchApiKey(tx.db, principal.keyId, now))
+      changes
+        .run('touchApiKey', { keyId: principal.keyId, at: now })
         .catch((error: unknown) => request.log.warn({ err: error }, 'could not record key use'));
     }
     const wait = limiter.take(principal.keyId, clock.now());

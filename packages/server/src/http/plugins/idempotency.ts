@@ -2,10 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   findRecordedResponse,
   idempotentRequest,
-  writeIdempotently,
   type RecordedResponse,
 } from '../../commands/idempotency.ts';
-import type { WriteTx } from '../../store/write-queue.ts';
+import type { CommandInput, CommandName } from '../../commands/registry.ts';
 import { principalOf } from './auth.ts';
 
 /** The header's name, which is also the `param` of its errors. */
@@ -57,26 +56,23 @@ export function registerIdempotency(app: FastifyInstance): void {
 }
 
 /**
- * Runs a unit of work and answers with its result. When the request carries an
+ * Runs a command and answers with its result. When the request carries an
  * Idempotency-Key, the response is stored in the same transaction as the work,
  * so a crash can never leave the work done without its replayable answer.
  */
-export async function commitAndReply(
+export async function commitAndReply<K extends CommandName>(
   request: FastifyRequest,
   reply: FastifyReply,
   statusCode: number,
-  unit: (tx: WriteTx) => Promise<object>,
+  name: K,
+  input: CommandInput<K>,
 ): Promise<FastifyReply> {
-  const { store, clock } = request.server.deps;
-  const outcome = await writeIdempotently(
-    store,
-    principalOf(request),
-    request.idempotency,
-    HEADER,
+  const outcome = await request.server.deps.changes.runIdempotently(name, input, {
+    actor: principalOf(request),
+    request: request.idempotency,
+    param: HEADER,
     statusCode,
-    unit,
-    { clock },
-  );
+  });
   // Two requests with one key raced; the loser replays the winner's answer.
   if (outcome.replayed) return replay(reply, outcome);
   return reply.code(statusCode).send(outcome.body);

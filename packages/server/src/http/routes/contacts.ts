@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../domain/errors.ts';
-import { createContact } from '../../commands/create-contact.ts';
 import { presentContact } from '../../presenters/contact.ts';
 import { findContact } from '../../store/repos/contacts.ts';
 import { principalOf } from '../plugins/auth.ts';
@@ -10,7 +9,7 @@ import { Contact, CreateContactBody } from '../schemas/contacts.ts';
 
 /** `POST /v1/contacts` and `GET /v1/contacts/{id}`. */
 export async function contactRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.deps;
+  const { store } = app.deps;
 
   app.post<{ Body: CreateContactBody }>(
     '/contacts',
@@ -26,9 +25,10 @@ export async function contactRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     (request, reply) =>
-      commitAndReply(request, reply, 201, (tx) =>
-        createContact(tx, principalOf(request), request.body, { clock }),
-      ),
+      commitAndReply(request, reply, 201, 'createContact', {
+        actor: principalOf(request),
+        input: request.body,
+      }),
   );
 
   app.get<{ Params: { id: string } }>(

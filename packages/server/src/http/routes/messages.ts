@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { sendMessage } from '../../commands/send-message.ts';
 import { getMessage } from '../../commands/get-message.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
@@ -8,7 +7,7 @@ import { Message, SendMessageBody } from '../schemas/messages.ts';
 
 /** `POST /v1/messages` and `GET /v1/messages/{id}`. */
 export async function messageRoutes(app: FastifyInstance): Promise<void> {
-  const { store, clock } = app.deps;
+  const { store } = app.deps;
 
   app.post<{ Body: SendMessageBody }>(
     '/messages',
@@ -24,9 +23,10 @@ export async function messageRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     (request, reply) =>
-      commitAndReply(request, reply, 201, (tx) =>
-        sendMessage(tx, principalOf(request), request.body, { clock }),
-      ),
+      commitAndReply(request, reply, 201, 'sendMessage', {
+        actor: principalOf(request),
+        input: request.body,
+      }),
   );
 
   app.get<{ Params: { id: string } }>(

@@ -1,7 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { receiveMessage } from '../../commands/receive-message.ts';
-import { recordCall } from '../../commands/record-call.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody } from '../schemas/common.ts';
@@ -16,8 +14,6 @@ function requireTestMode(request: FastifyRequest): void {
 
 /** `POST /v1/sandbox/inbound` and `POST /v1/sandbox/calls`: what the carrier would report, on demand. */
 export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
-  const { clock } = app.deps;
-
   app.post<{ Body: SandboxInboundBody }>(
     '/sandbox/inbound',
     {
@@ -34,9 +30,10 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     (request, reply) => {
       requireTestMode(request);
       const { accountId } = principalOf(request);
-      return commitAndReply(request, reply, 201, (tx) =>
-        receiveMessage(tx, { ...request.body, mode: 'test' }, { clock }, accountId),
-      );
+      return commitAndReply(request, reply, 201, 'receiveSandboxText', {
+        input: { ...request.body, mode: 'test' },
+        accountId,
+      });
     },
   );
 
@@ -54,9 +51,10 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     },
     (request, reply) => {
       requireTestMode(request);
-      return commitAndReply(request, reply, 201, (tx) =>
-        recordCall(tx, principalOf(request), request.body, { clock }),
-      );
+      return commitAndReply(request, reply, 201, 'recordCall', {
+        actor: principalOf(request),
+        input: request.body,
+      });
     },
   );
 }

@@ -2,16 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { notFound } from '../../domain/errors.ts';
 import { checkEndpointUrl } from '../../commands/webhooks/endpoint-rules.ts';
-import { createWebhookEndpoint } from '../../commands/webhooks/create-webhook-endpoint.ts';
-import { deleteWebhookEndpoint } from '../../commands/webhooks/delete-webhook-endpoint.ts';
-import { recoverEvents, retryDelivery, sendTestEvent } from '../../commands/webhooks/redeliver.ts';
-import { rotateWebhookSecret } from '../../commands/webhooks/rotate-webhook-secret.ts';
-import { updateWebhookEndpoint } from '../../commands/webhooks/update-webhook-endpoint.ts';
 import { checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
 import { webhookDeps } from '../../delivery/webhook-deps.ts';
-import { loadDeliveryLog, presentDeliveries } from '../../commands/webhooks/delivery-log.ts';
+import { loadDeliveryLog } from '../../commands/webhooks/delivery-log.ts';
 import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
-import { findDelivery } from '../../store/repos/webhook-deliveries.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
@@ -40,7 +34,7 @@ function pageLimit(query: PageQuery): number {
 
 /** Webhook endpoints: create, list, retrieve, update, delete, rotate, delivery log, retry, recover, test. */
 export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void> {
-  const { store } = app.deps;
+  const { store, changes } = app.deps;
   const deps = webhookDeps(app.deps);
 
   app.post<{ Body: CreateEndpointBody }>(
@@ -59,9 +53,10 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       // Validated before the write: resolving DNS must never hold the shared transaction.
       checkEventTypes(request.body.events);
       await checkEndpointUrl(request.body.url, deps);
-      return commitAndReply(request, reply, 201, (tx) =>
-        createWebhookEndpoint(tx, principalOf(request), request.body, deps),
-      );
+      return commitAndReply(request, reply, 201, 'createWebhookEndpoint', {
+        actor: principalOf(request),
+        input: request.body,
+      });
     },
   );
 
@@ -128,9 +123,11 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
     async (request, reply) => {
       if (request.body.events !== undefined) checkEventTypes(request.body.events);
       if (request.body.url !== undefined) await checkEndpointUrl(request.body.url, deps);
-      return commitAndReply(request, reply, 200, (tx) =>
-        updateWebhookEndpoint(tx, principalOf(request), request.params.id, request.body, deps),
-      );
+      return commitAndReply(request, reply, 200, 'updateWebhookEndpoint', {
+        actor: principalOf(request),
+        id: request.params.id,
+        input: request.body,
+      });
     },
   );
 
@@ -146,7 +143,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       },
     },
     async (request) =>
-      store.write((tx) => deleteWebhookEndpoint(tx, principalOf(request), request.params.id, deps)),
+      changes.run('deleteWebhookEndpoint', { actor: principalOf(request), id: request.params.id }),
   );
 
   app.post<{ Params: { id: string } }>(
@@ -163,9 +160,10 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       },
     },
     (request, reply) =>
-      commitAndReply(request, reply, 200, (tx) =>
-        rotateWebhookSecret(tx, principalOf(request), request.params.id, deps),
-      ),
+      commitAndReply(request, reply, 200, 'rotateWebhookSecret', {
+        actor: principalOf(request),
+        id: request.params.id,
+      }),
   );
 
   app.get<{ Params: { id: string }; Querystring: PageQuery }>(
@@ -208,16 +206,10 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
     },
     async (request, reply) => {
       // Through commitAndReply so an Idempotency-Key makes a retried call replay, not resend.
-      return commitAndReply(request, reply, 202, async (tx) => {
-        const id = await retryDelivery(
-          tx,
-          principalOf(request),
-          request.params.id,
-          request.params.deliveryId,
-          deps,
-        );
-        const row = await findDelivery(tx.db, id);
-        return (await presentDeliveries(tx.db, row ? [row] : []))[0]!;
+      return commitAndReply(request, reply, 202, 'retryWebhookDelivery', {
+        actor: principalOf(request),
+        endpointId: request.params.id,
+        deliveryId: request.params.deliveryId,
       });
     },
   );
@@ -241,16 +233,11 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       },
     },
     (request, reply) =>
-      commitAndReply(request, reply, 202, async (tx) => ({
-        object: 'recovery',
-        count: await recoverEvents(
-          tx,
-          principalOf(request),
-          request.params.id,
-          Date.parse(request.body.since),
-          deps,
-        ),
-      })),
+      commitAndReply(request, reply, 202, 'recoverWebhookEvents', {
+        actor: principalOf(request),
+        endpointId: request.params.id,
+        since: Date.parse(request.body.since),
+      }),
   );
 
   app.post<{ Params: { id: string }; Body: TestEventBody }>(
@@ -268,10 +255,10 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
     async (request, reply) => {
       const type = request.body.type ?? 'message.received';
       // Through commitAndReply so an Idempotency-Key makes a retried call replay, not resend.
-      return commitAndReply(request, reply, 202, async (tx) => {
-        const id = await sendTestEvent(tx, principalOf(request), request.params.id, type, deps);
-        const row = await findDelivery(tx.db, id);
-        return (await presentDeliveries(tx.db, row ? [row] : []))[0]!;
+      return commitAndReply(request, reply, 202, 'sendWebhookTestEvent', {
+        actor: principalOf(request),
+        endpointId: request.params.id,
+        type,
       });
     },
   );

@@ -1,0 +1,61 @@
+import type { Store } from '../store/store.ts';
+import type { Actor } from './context.ts';
+import {
+  writeIdempotently,
+  type IdempotentOutcome,
+  type IdempotentRequest,
+} from './idempotency.ts';
+import {
+  runCommand,
+  type CommandContext,
+  type CommandInput,
+  type CommandName,
+  type CommandResult,
+} from './registry.ts';
+
+/** How a command runs under an idempotency key (see `writeIdempotently`). */
+export interface IdempotentRun {
+  actor: Actor;
+  /** The key and the request's fingerprint; null runs the command plainly. */
+  request: IdempotentRequest | null;
+  /** The name the caller knows the key by (`Idempotency-Key`, `idempotencyKey`), for errors. */
+  param: string;
+  /** The status the fresh answer is recorded with, replayed as it was. */
+  statusCode: number;
+}
+
+/**
+ * The write side, as the transports use it: every change is a command of the
+ * registry, run by name in one write transaction of the store, and answered once
+ * it is durable. `serve` runs them on the store thread (threads/), so the event
+ * loop that speaks HTTP never waits for SQLite; tests and the CLI run them here.
+ */
+export interface Changes {
+  run<K extends CommandName>(name: K, input: CommandInput<K>): Promise<CommandResult<K>>;
+  /**
+   * `run`, with its answer recorded under the request's key in the same
+   * transaction; a request that lost a race for the key gets the winner's answer.
+   */
+  runIdempotently<K extends CommandName>(
+    name: K,
+    input: CommandInput<K>,
+    under: IdempotentRun,
+  ): Promise<IdempotentOutcome<CommandResult<K>>>;
+}
+
+/** Commands run on `store` in this thread. */
+export function localChanges(store: Store, context: CommandContext): Changes {
+  return {
+    run: (name, input) => store.write((tx) => runCommand(tx, context, name, input)),
+    runIdempotently: (name, input, under) =>
+      writeIdempotently(
+        store,
+        under.actor,
+        under.request,
+        under.param,
+        under.statusCode,
+        async (tx) => (await runCommand(tx, context, name, input)) as object,
+        context,
+      ) as never,
+  };
+}

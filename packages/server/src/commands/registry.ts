@@ -1,0 +1,157 @@
+import { notFound } from '../domain/errors.ts';
+import type { Mode } from '../domain/modes.ts';
+import { touchApiKey } from '../store/repos/api-keys.ts';
+import { findConversation, markConversationRead } from '../store/repos/conversations.ts';
+import { findDelivery } from '../store/repos/webhook-deliveries.ts';
+import type { UserRow } from '../store/repos/users.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import type { Actor, WebhookDeps } from './context.ts';
+import { createApiKey } from './create-api-key.ts';
+import { createContact, type CreateContactInput } from './create-contact.ts';
+import { createUser } from './create-user.ts';
+import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
+import { recordCall, type RecordCallInput } from './record-call.ts';
+import { revokeApiKey } from './revoke-api-key.ts';
+import { sendMessage, type SendMessageInput } from './send-message.ts';
+import { createSession, endSession } from './sessions.ts';
+import { setHelpReply } from './set-help-reply.ts';
+import { updateContact, type UpdateContactInput } from './update-contact.ts';
+import {
+  createWebhookEndpoint,
+  type CreateWebhookEndpointInput,
+} from './webhooks/create-webhook-endpoint.ts';
+import { deleteWebhookEndpoint } from './webhooks/delete-webhook-endpoint.ts';
+import { presentDeliveries } from './webhooks/delivery-log.ts';
+import { recoverEvents, retryDelivery, sendTestEvent } from './webhooks/redeliver.ts';
+import { rotateWebhookSecret } from './webhooks/rotate-webhook-secret.ts';
+import {
+  updateWebhookEndpoint,
+  type UpdateWebhookEndpointInput,
+} from './webhooks/update-webhook-endpoint.ts';
+
+/**
+ * What every command may use besides its transaction: time, and the ports of
+ * webhook commands (sealing secrets, making them, checking URLs).
+ */
+export type CommandContext = WebhookDeps;
+
+/** The presented delivery a redelivery made, as the delivery log shows it. */
+async function presentedDelivery(tx: WriteTx, id: string) {
+  const row = await findDelivery(tx.db, id);
+  return (await presentDeliveries(tx.db, row ? [row] : []))[0]!;
+}
+
+/**
+ * Every change the transports can ask for, by name: a command, its input (plain
+ * data) and its result (plain data). This is the whole write side as the REST
+ * API, the softphone's API and the tool server see it; `Changes` runs one in a
+ * write transaction, in this thread or on the store thread (threads/). The
+ * carrier side and the webhook worker are not here: they run where the store is.
+ */
+export const COMMANDS = {
+  sendMessage: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: SendMessageInput }) =>
+    sendMessage(tx, i.actor, i.input, c),
+  receiveSandboxText: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { input: ReceiveMessageInput; accountId: string },
+  ) => receiveMessage(tx, i.input, c, i.accountId),
+  recordCall: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: RecordCallInput }) =>
+    recordCall(tx, i.actor, i.input, c),
+  createContact: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: CreateContactInput }) =>
+    createContact(tx, i.actor, i.input, c),
+  updateContact: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; id: string; input: UpdateContactInput },
+  ) => updateContact(tx, i.actor, i.id, i.input, c),
+  markConversationRead: async (
+    tx: WriteTx,
+    _c: CommandContext,
+    i: { actor: Actor; id: string },
+  ): Promise<{ id: string; unreadCount: 0 }> => {
+    const { accountId, mode } = i.actor;
+    const conversation = await findConversation(tx.db, accountId, mode, i.id);
+    if (!conversation) throw notFound('conversation', i.id);
+    await markConversationRead(tx.db, conversation.id);
+    tx.publish('conversation.read', { accountId, mode, conversationId: conversation.id });
+    return { id: i.id, unreadCount: 0 };
+  },
+  createWebhookEndpoint: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; input: CreateWebhookEndpointInput },
+  ) => createWebhookEndpoint(tx, i.actor, i.input, c),
+  updateWebhookEndpoint: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; id: string; input: UpdateWebhookEndpointInput },
+  ) => updateWebhookEndpoint(tx, i.actor, i.id, i.input, c),
+  deleteWebhookEndpoint: (tx: WriteTx, c: CommandContext, i: { actor: Actor; id: string }) =>
+    deleteWebhookEndpoint(tx, i.actor, i.id, c),
+  rotateWebhookSecret: (tx: WriteTx, c: CommandContext, i: { actor: Actor; id: string }) =>
+    rotateWebhookSecret(tx, i.actor, i.id, c),
+  retryWebhookDelivery: async (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; endpointId: string; deliveryId: string },
+  ) => presentedDelivery(tx, await retryDelivery(tx, i.actor, i.endpointId, i.deliveryId, c)),
+  recoverWebhookEvents: async (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; endpointId: string; since: number },
+  ) => ({
+    object: 'recovery' as const,
+    count: await recoverEvents(tx, i.actor, i.endpointId, i.since, c),
+  }),
+  sendWebhookTestEvent: async (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; endpointId: string; type: string },
+  ) => presentedDelivery(tx, await sendTestEvent(tx, i.actor, i.endpointId, i.type, c)),
+  createApiKey: (tx: WriteTx, c: CommandContext, i: { accountId: string; mode: Mode }) =>
+    createApiKey(tx, i, c),
+  revokeApiKey: (tx: WriteTx, c: CommandContext, i: { keyId: string; accountId?: string }) =>
+    revokeApiKey(tx, i, c),
+  touchApiKey: async (tx: WriteTx, _c: CommandContext, i: { keyId: string; at: number }) => {
+    await touchApiKey(tx.db, i.keyId, i.at);
+    return null;
+  },
+  createUser: (tx: WriteTx, c: CommandContext, i: Parameters<typeof createUser>[1]) =>
+    createUser(tx, i, c),
+  setHelpReply: (tx: WriteTx, _c: CommandContext, i: { accountId: string; text: string | null }) =>
+    setHelpReply(tx, i.accountId, i.text),
+  createSession: (tx: WriteTx, c: CommandContext, i: { user: UserRow }) =>
+    createSession(tx, i.user, c),
+  endSession: async (tx: WriteTx, _c: CommandContext, i: { token: string }) => {
+    await endSession(tx, i.token);
+    return null;
+  },
+} as const;
+
+/** The name of a command of the registry. */
+export type CommandName = keyof typeof COMMANDS;
+/** What command `K` is given. */
+export type CommandInput<K extends CommandName> = Parameters<(typeof COMMANDS)[K]>[2];
+/** What command `K` answers. */
+export type CommandResult<K extends CommandName> = Awaited<ReturnType<(typeof COMMANDS)[K]>>;
+
+/** True when `name` is a command of the registry (a message from another thread names one). */
+export function isCommandName(name: unknown): name is CommandName {
+  return typeof name === 'string' && Object.hasOwn(COMMANDS, name);
+}
+
+/** Runs command `name` inside `tx`. */
+export function runCommand<K extends CommandName>(
+  tx: WriteTx,
+  context: CommandContext,
+  name: K,
+  input: CommandInput<K>,
+): Promise<CommandResult<K>> {
+  const command = COMMANDS[name] as unknown as (
+    tx: WriteTx,
+    context: CommandContext,
+    input: CommandInput<K>,
+  ) => Promise<CommandResult<K>>;
+  return command(tx, context, input);
+}
