@@ -17,6 +17,7 @@ const OUTER_LAYERS = [
   '**/mcp/**',
   '**/realtime/**',
   '**/delivery/**',
+  '**/threads/**',
   '**/app.ts',
   '**/main.ts',
   '**/server.ts',

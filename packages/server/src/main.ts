@@ -89,7 +89,14 @@ async function serve(config: Config): Promise<void> {
   const bootstrap = await withStore(config, (store) =>
     bootstrapDemo(store, { clock: systemClock }),
   );
-  const server = await startServer(config, logger);
+  const server = await startServer(config, logger, {
+    // Nothing can be changed without the store thread: better a restart than a service
+    // that answers every write with an error.
+    onFatal: (error) => {
+      logger.fatal({ err: error }, 'the store thread stopped; exiting');
+      process.exit(1);
+    },
+  });
   if (bootstrap) {
     process.stdout.write(
       [

@@ -4,49 +4,56 @@ import type { Config } from './config.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.ts';
-import { openStore, type Store } from './store/store.ts';
-import { startBackground } from './workers/background.ts';
-import { localChanges } from './commands/changes.ts';
-import { webhookDeps } from './delivery/webhook-deps.ts';
+import { openReadStore, type ReadStore } from './store/store.ts';
+import { startStoreThread } from './threads/store-thread-client.ts';
 
-/** A running service: its HTTP app, store and background work. */
+/** A running service: its HTTP app, its reads, and the store thread behind them. */
 export interface RunningServer {
   app: FastifyInstance;
-  store: Store;
+  store: ReadStore;
   /** The address it listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
   /** Stops taking requests, finishes those in flight, stops workers, closes storage. */
   close(): Promise<void>;
 }
 
-/** Opens storage, builds the app and listens, as `switchboard serve` does. */
+/**
+ * Starts the service as `switchboard serve` does: the store thread (the writer,
+ * every command, the background workers of the `worker` role), then the HTTP app
+ * on this thread with a read-only connection of its own, listening.
+ * `onFatal` hears of a store thread that died: the service cannot change anything
+ * after that.
+ */
 export async function startServer(
   config: Config,
   logger: Logger,
-  clock: Clock = systemClock,
+  options: { clock?: Clock; onFatal?: (error: Error) => void } = {},
 ): Promise<RunningServer> {
-  const store = await openStore({
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    durability: config.durability,
-    checkpointThread: true,
+  const clock = options.clock ?? systemClock;
+  const secretKey = loadSecretKey(config.secretKey, config.dataDir);
+  const thread = await startStoreThread({
+    config,
+    secretKey,
+    logger,
+    onFatal: options.onFatal ?? ((error) => logger.fatal({ err: error }, 'store thread died')),
   });
-  const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
-  const changes = localChanges(store, webhookDeps({ clock, secrets, config }));
-  const app = await buildApp({ config, store, changes, logger, clock, secrets });
-  const background: { stop(): Promise<void> }[] = [];
-  if (config.roles.includes('worker')) {
-    background.push(await startBackground({ config, store, clock, logger, secrets }));
-  }
+  const store = await openReadStore(
+    { dataDir: config.dataDir, databaseUrl: config.databaseUrl, durability: config.durability },
+    thread.signals,
+  );
+  const secrets = createSecretBox(secretKey);
+  let app: FastifyInstance | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
-    await app.close();
-    for (const worker of background) await worker.stop();
+    // Requests in flight are answered first; their commands finish on the store thread.
+    await app?.close();
+    await thread.stop();
     await store.close();
   };
   try {
+    app = await buildApp({ config, store, changes: thread.changes, logger, clock, secrets });
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await close();

@@ -9,6 +9,8 @@ import type { DB } from '../store/schema.ts';
 /** The caller behind a valid API key. */
 export interface ApiKeyPrincipal {
   keyId: string;
+  /** The SHA-256 of the secret: how the key is looked up again (`confirmApiKey`). */
+  keyHash: string;
   accountId: string;
   mode: Mode;
 }
@@ -36,9 +38,21 @@ export async function authenticateApiKey(
   const secret = bearerToken(authorization);
   const mode = secret ? parseKeyMode(secret) : null;
   if (!secret || !mode) throw new ApiError('unauthorized', UNAUTHORIZED);
-  const key = await findApiKeyByHash(db, knownHash ?? sha256Hex(secret));
+  const keyHash = knownHash ?? sha256Hex(secret);
+  const key = await findApiKeyByHash(db, keyHash);
   if (!key || key.revoked_at !== null || key.mode !== mode) {
     throw new ApiError('unauthorized', UNAUTHORIZED);
   }
-  return { keyId: key.id, accountId: key.account_id, mode: key.mode };
+  return { keyId: key.id, keyHash, accountId: key.account_id, mode: key.mode };
+}
+
+/**
+ * Throws `401 unauthorized` unless the key of `keyHash` still exists unrevoked.
+ * Inside a write transaction it is exact: no revocation can commit between this
+ * check and the change it guards. A change checks here (see `Changes`), so a
+ * request that changes something needs no other lookup of its key.
+ */
+export async function confirmApiKey(db: Kysely<DB>, keyHash: string): Promise<void> {
+  const key = await findApiKeyByHash(db, keyHash);
+  if (!key || key.revoked_at !== null) throw new ApiError('unauthorized', UNAUTHORIZED);
 }

@@ -1,4 +1,6 @@
 import type { Store } from '../store/store.ts';
+import type { WriteTx } from '../store/write-queue.ts';
+import { confirmApiKey } from './authenticate-api-key.ts';
 import type { Actor } from './context.ts';
 import {
   writeIdempotently,
@@ -24,6 +26,16 @@ export interface IdempotentRun {
   statusCode: number;
 }
 
+/** What a command runs on behalf of. */
+export interface RunOptions {
+  /**
+   * The SHA-256 of the API key the request came with: the command runs only if
+   * that key is still valid, checked in its own transaction (`confirmApiKey`), so
+   * a key revoked a moment ago, by any process, changes nothing.
+   */
+  apiKey?: string | undefined;
+}
+
 /**
  * The write side, as the transports use it: every change is a command of the
  * registry, run by name in one write transaction of the store, and answered once
@@ -31,7 +43,11 @@ export interface IdempotentRun {
  * loop that speaks HTTP never waits for SQLite; tests and the CLI run them here.
  */
 export interface Changes {
-  run<K extends CommandName>(name: K, input: CommandInput<K>): Promise<CommandResult<K>>;
+  run<K extends CommandName>(
+    name: K,
+    input: CommandInput<K>,
+    options?: RunOptions,
+  ): Promise<CommandResult<K>>;
   /**
    * `run`, with its answer recorded under the request's key in the same
    * transaction; a request that lost a race for the key gets the winner's answer.
@@ -40,21 +56,35 @@ export interface Changes {
     name: K,
     input: CommandInput<K>,
     under: IdempotentRun,
+    options?: RunOptions,
   ): Promise<IdempotentOutcome<CommandResult<K>>>;
+}
+
+/** Runs command `name` in `tx`, once its API key (if any) is confirmed. */
+export async function runConfirmed<K extends CommandName>(
+  tx: WriteTx,
+  context: CommandContext,
+  name: K,
+  input: CommandInput<K>,
+  options: RunOptions | undefined,
+): Promise<CommandResult<K>> {
+  if (options?.apiKey !== undefined) await confirmApiKey(tx.db, options.apiKey);
+  return runCommand(tx, context, name, input);
 }
 
 /** Commands run on `store` in this thread. */
 export function localChanges(store: Store, context: CommandContext): Changes {
   return {
-    run: (name, input) => store.write((tx) => runCommand(tx, context, name, input)),
-    runIdempotently: (name, input, under) =>
+    run: (name, input, options) =>
+      store.write((tx) => runConfirmed(tx, context, name, input, options)),
+    runIdempotently: (name, input, under, options) =>
       writeIdempotently(
         store,
         under.actor,
         under.request,
         under.param,
         under.statusCode,
-        async (tx) => (await runCommand(tx, context, name, input)) as object,
+        async (tx) => (await runConfirmed(tx, context, name, input, options)) as object,
         context,
       ) as never,
   };

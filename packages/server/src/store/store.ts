@@ -256,6 +256,49 @@ export function onLane(store: Store, lane: WriteLane): Store {
   };
 }
 
+/**
+ * The reading side of a store whose changes are made elsewhere (the store thread,
+ * threads/): a read-only SQLite connection, or a PostgreSQL pool. It never
+ * migrates; the writer has. `signals` are given: the writer's, relayed.
+ *
+ * Another connection commits here all the time, so `foreignChanges()` moves on
+ * every call, as on PostgreSQL: a cache that depends on it is checked against the
+ * database at every use (an API key is looked up on every request).
+ */
+export async function openReadStore(
+  options: StoreOptions,
+  signals: EventEmitter,
+): Promise<ReadStore & { close(): Promise<void> }> {
+  let calls = 0;
+  const foreignChanges = () => ++calls;
+  if (options.databaseUrl) {
+    const { openPostgresPool, postgresDialect } = await import('./dialects/postgres.ts');
+    const db = new Kysely<DB>({ dialect: postgresDialect(openPostgresPool(options.databaseUrl)) });
+    return {
+      engine: 'postgres',
+      capabilities: CAPABILITIES.postgres,
+      db,
+      signals,
+      foreignChanges,
+      close: () => db.destroy(),
+    };
+  }
+  const db = sqliteKysely<DB>(
+    openSqlite(sqlitePath(options.dataDir), {
+      readOnly: true,
+      durability: options.durability ?? 'full',
+    }),
+  );
+  return {
+    engine: 'sqlite',
+    capabilities: CAPABILITIES.sqlite,
+    db,
+    signals,
+    foreignChanges,
+    close: () => db.destroy(),
+  };
+}
+
 /** Opens the configured store and brings its schema to the latest migration. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const { store, migrationDb } = options.databaseUrl

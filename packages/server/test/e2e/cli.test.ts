@@ -283,6 +283,9 @@ for (const engine of ENGINES) {
       const refused = await client.get(`/v1/contacts/${created.body.id}`);
       assert.equal(refused.status, 401, refused.text);
       assert.equal(refused.body.error.type, 'unauthorized');
+      // A change is refused too: its key is checked where the change is made.
+      const notCreated = await client.post('/v1/contacts', { phone: '+14155550181' });
+      assert.equal(notCreated.status, 401, notCreated.text);
 
       const started = Date.now();
       const exit = await server.stop(10_000);

@@ -169,6 +169,36 @@ for (const engine of ENGINES) {
           await other.close();
         }
       });
+
+      test('a request that would change something, or fail, or replay is 401 once another instance revoked its key', async () => {
+        const other = await openStore(t.database.options);
+        try {
+          const key = await t.store.write((tx) =>
+            createApiKey(tx, { accountId: acct.accountId, mode: 'test' }, { clock }),
+          );
+          const client = t.client(key.secret);
+          const replayable = { 'idempotency-key': `revoked-${key.id}` };
+          // Known and warm: a create, the same create under a key (recorded), and a failed one.
+          assert.equal((await client.post('/v1/contacts', { phone: '+14155550107' })).status, 201);
+          assert.equal(
+            (await client.post('/v1/contacts', { phone: '+14155550108' }, replayable)).status,
+            201,
+          );
+          assert.equal((await client.post('/v1/contacts', { phone: 'nope' })).status, 422);
+          await other.write((tx) => revokeApiKey(tx, { keyId: key.id }, { clock }));
+          await assertStoresNothing(t.store, async () => {
+            const refused = [
+              await client.post('/v1/contacts', { phone: '+14155550109' }),
+              await client.post('/v1/contacts', { phone: 'nope' }),
+              await client.post('/v1/contacts', { phone: '+14155550108' }, replayable),
+              await client.post('/v1/messages', { from: acct.testNumbers[0], to: '+14155560001' }),
+            ];
+            for (const res of refused) assertApiError(res, 401, 'unauthorized');
+          });
+        } finally {
+          await other.close();
+        }
+      });
     });
 
     describe('request format', () => {

@@ -6,6 +6,24 @@ import { RateLimiter } from './rate-limit.ts';
 /** `last_used_at` is written at most this often per key: the dashboard needs minutes, not requests. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route acts only through commands given the request's API key
+     * (`commitAndReply`, `changes.run(…, { apiKey })`), which confirm the key in
+     * their own transaction; its requests skip the lookup here (see ApiKeyCache).
+     */
+    keyCheckedByCommand?: boolean;
+  }
+  interface FastifyInstance {
+    apiKeys: ApiKeyCache;
+  }
+  interface FastifyRequest {
+    /** False while the request's key was taken from the cache and not looked up yet. */
+    keyConfirmed: boolean;
+  }
+}
+
 /**
  * Bearer API-key authentication and per-key rate limiting for every `/v1`
  * route not marked `config.public`. Runs on `onRequest`, before the body is
@@ -16,13 +34,17 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
   const limiter = new RateLimiter(config.rateLimit);
   const touched = new Map<string, number>();
   const keys = new ApiKeyCache(store);
+  app.decorate('apiKeys', keys);
   app.addHook('onClose', async () => keys.close());
   app.decorateRequest('principal', null);
+  app.decorateRequest('keyConfirmed', false);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
     if (request.routeOptions.config.public || !request.url.startsWith('/v1')) return;
-    const principal = await keys.authenticate(request.headers.authorization);
+    const confirm = request.routeOptions.config.keyCheckedByCommand !== true;
+    const principal = await keys.authenticate(request.headers.authorization, { confirm });
     request.principal = principal;
+    request.keyConfirmed = confirm;
     const now = clock.now();
     if ((touched.get(principal.keyId) ?? 0) <= now - TOUCH_INTERVAL_MS) {
       touched.set(principal.keyId, now);
@@ -38,6 +60,17 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
       });
     }
   });
+}
+
+/**
+ * Looks the request's key up now if it was taken from the cache: before an
+ * answer that no command checked (an error, a replay). Throws `unauthorized`
+ * for a key revoked meanwhile.
+ */
+export async function confirmKey(request: FastifyRequest): Promise<void> {
+  if (!request.principal || request.keyConfirmed) return;
+  await request.server.apiKeys.authenticate(request.headers.authorization, { confirm: true });
+  request.keyConfirmed = true;
 }
 
 /** The authenticated principal of a request; routes behind auth always have one. */

@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
+import { confirmKey } from './auth.ts';
 
 interface AjvError {
   keyword: string;
@@ -76,7 +77,17 @@ export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply
  * else as a logged 500 whose message never reaches the client.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // A request whose key came from the cache may have failed before any command checked
+    // it: a key revoked meanwhile answers 401, whatever else was wrong.
+    if (!(error instanceof ApiError && error.type === 'unauthorized')) {
+      try {
+        await confirmKey(request);
+      } catch (refused) {
+        if (refused instanceof ApiError) return sendApiError(reply, refused);
+        throw refused;
+      }
+    }
     if (error instanceof ApiError) return sendApiError(reply, error);
     if (error.validation) {
       return sendApiError(

@@ -5,7 +5,7 @@ import {
   type RecordedResponse,
 } from '../../commands/idempotency.ts';
 import type { CommandInput, CommandName } from '../../commands/registry.ts';
-import { principalOf } from './auth.ts';
+import { confirmKey, principalOf } from './auth.ts';
 
 /** The header's name, which is also the `param` of its errors. */
 const HEADER = 'Idempotency-Key';
@@ -50,7 +50,11 @@ export function registerIdempotency(app: FastifyInstance): void {
     const recorded = await findRecordedResponse(store.db, request.principal, idempotency, HEADER, {
       clock,
     });
-    if (recorded) return replay(reply, recorded);
+    if (recorded) {
+      // Nothing but a read answers a replay: the key must be confirmed here.
+      await confirmKey(request);
+      return replay(reply, recorded);
+    }
     request.idempotency = idempotency;
   });
 }
@@ -67,12 +71,13 @@ export async function commitAndReply<K extends CommandName>(
   name: K,
   input: CommandInput<K>,
 ): Promise<FastifyReply> {
-  const outcome = await request.server.deps.changes.runIdempotently(name, input, {
-    actor: principalOf(request),
-    request: request.idempotency,
-    param: HEADER,
-    statusCode,
-  });
+  const principal = principalOf(request);
+  const outcome = await request.server.deps.changes.runIdempotently(
+    name,
+    input,
+    { actor: principal, request: request.idempotency, param: HEADER, statusCode },
+    { apiKey: principal.keyHash },
+  );
   // Two requests with one key raced; the loser replays the winner's answer.
   if (outcome.replayed) return replay(reply, outcome);
   return reply.code(statusCode).send(outcome.body);

@@ -14,6 +14,7 @@ export async function contactRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: CreateContactBody }>(
     '/contacts',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'createContact',
         summary: 'Create a contact',

@@ -12,6 +12,7 @@ export async function messageRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: SendMessageBody }>(
     '/messages',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'sendMessage',
         summary: 'Send a message',

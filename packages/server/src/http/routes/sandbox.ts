@@ -17,6 +17,7 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: SandboxInboundBody }>(
     '/sandbox/inbound',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'sandboxInbound',
         summary: 'Simulate an inbound text (test keys only)',
@@ -40,6 +41,7 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
   app.post<{ Body: SandboxCallBody }>(
     '/sandbox/calls',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'sandboxCall',
         summary: 'Simulate a call (test keys only)',

@@ -40,6 +40,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Body: CreateEndpointBody }>(
     '/webhook_endpoints',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'createWebhookEndpoint',
         summary: 'Create a webhook endpoint',
@@ -111,6 +112,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Params: { id: string }; Body: UpdateEndpointBody }>(
     '/webhook_endpoints/:id',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'updateWebhookEndpoint',
         summary: 'Update a webhook endpoint (url, events, description, enabled)',
@@ -134,6 +136,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
   app.delete<{ Params: { id: string } }>(
     '/webhook_endpoints/:id',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
@@ -142,13 +145,20 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
         response: { 200: DeletedEndpoint, '4xx': ErrorBody },
       },
     },
-    async (request) =>
-      changes.run('deleteWebhookEndpoint', { actor: principalOf(request), id: request.params.id }),
+    async (request) => {
+      const principal = principalOf(request);
+      return changes.run(
+        'deleteWebhookEndpoint',
+        { actor: principal, id: request.params.id },
+        { apiKey: principal.keyHash },
+      );
+    },
   );
 
   app.post<{ Params: { id: string } }>(
     '/webhook_endpoints/:id/rotate_secret',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret',
@@ -196,6 +206,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Params: { id: string; deliveryId: string } }>(
     '/webhook_endpoints/:id/deliveries/:deliveryId/retry',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'retryWebhookDelivery',
         summary: 'Redeliver one event now',
@@ -217,6 +228,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Params: { id: string }; Body: RecoverBody }>(
     '/webhook_endpoints/:id/recover',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'recoverWebhookEvents',
         summary: 'Redeliver every event since a time',
@@ -243,6 +255,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
   app.post<{ Params: { id: string }; Body: TestEventBody }>(
     '/webhook_endpoints/:id/test',
     {
+      config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'sendWebhookTestEvent',
         summary: 'Send a signed test event to this endpoint',

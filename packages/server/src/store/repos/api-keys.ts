@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiled } from '../compiled.ts';
 import type { ApiKeysTable, DB, Mode } from '../schema.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -8,9 +9,17 @@ export async function insertApiKey(db: Kysely<DB>, row: ApiKeyRow): Promise<void
   await db.insertInto('api_keys').values(row).execute();
 }
 
+// Compiled once: every request that reads, and every change, checks its key with it.
+const selectApiKeyByHash = compiled((db: Kysely<DB>, keyHash: string) =>
+  db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash),
+);
+
 /** The key with this hash, revoked or not. */
-export function findApiKeyByHash(db: Kysely<DB>, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+export async function findApiKeyByHash(
+  db: Kysely<DB>,
+  keyHash: string,
+): Promise<ApiKeyRow | undefined> {
+  return (await selectApiKeyByHash(db, keyHash))[0];
 }
 
 /** One key by id. */
