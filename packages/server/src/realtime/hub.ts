@@ -70,10 +70,10 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
         if (!session) return refuse(socket, 401, 'Unauthorized');
         wss.handleUpgrade(request, socket, head, (ws) => {
           const client: Client = { socket: ws, accountId: session.accountId, mode, alive: true };
-          clients.add(client);
+          addClient(client);
           ws.on('pong', () => (client.alive = true));
-          ws.on('close', () => clients.delete(client));
-          ws.on('error', () => clients.delete(client));
+          ws.on('close', () => removeClient(client));
+          ws.on('error', () => removeClient(client));
           ws.send(JSON.stringify({ type: 'hello', mode }));
         });
       },
@@ -99,16 +99,30 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
         client.socket.send(text);
       }
     };
-    store.signals.on(type, listener);
     return [type, listener] as const;
   });
+  // Listening only while someone is connected: where changes are made on the store
+  // thread, each signal listened to here is sent across, for nobody.
+  const listen = (on: boolean) => {
+    for (const [type, listener] of listeners) {
+      if (on) store.signals.on(type, listener);
+      else store.signals.off(type, listener);
+    }
+  };
+  function addClient(client: Client): void {
+    clients.add(client);
+    if (clients.size === 1) listen(true);
+  }
+  function removeClient(client: Client): void {
+    if (clients.delete(client) && clients.size === 0) listen(false);
+  }
 
   // Pings find connections that died without a close (a phone losing its network).
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
         client.socket.terminate();
-        clients.delete(client);
+        removeClient(client);
         continue;
       }
       client.alive = false;
@@ -120,7 +134,7 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
   app.addHook('onClose', async () => {
     clearInterval(heartbeat);
     app.server.off('upgrade', onUpgrade);
-    for (const [type, listener] of listeners) store.signals.off(type, listener);
+    if (clients.size > 0) listen(false);
     for (const client of clients) client.socket.close(1001, 'server shutting down');
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });

@@ -184,5 +184,32 @@ for (const engine of ENGINES) {
       socket.terminate();
       assert.equal(status, 401);
     });
+
+    test('the realtime hub listens to committed changes only while a softphone is connected', async () => {
+      const listening = () => t.store.signals.listenerCount('message.created');
+      assert.equal(listening(), 0, 'nobody connected: nothing to relay from the store thread');
+      const s = await session(await newUser(acct, 'member'));
+      const socket = new WebSocket(`${t.url.replace('http', 'ws')}/app/ws?mode=test`, {
+        headers: { cookie: s.cookie },
+      });
+      const hello = new Promise<void>((resolve) => socket.once('message', () => resolve()));
+      await hello;
+      assert.equal(listening(), 1);
+      const pushed = new Promise<{ type: string }>((resolve) =>
+        socket.once('message', (data) => resolve(JSON.parse(String(data)) as { type: string })),
+      );
+      const sent = await acct.test.post('/v1/messages', {
+        from: acct.testNumbers[0],
+        to: '+14155560042',
+        body: 'pushed',
+      });
+      assert.equal(sent.status, 201, sent.text);
+      assert.equal((await pushed).type, 'message.created');
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.close();
+      await closed;
+      for (let i = 0; i < 50 && listening() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(listening(), 0, 'the last one gone, it stops listening');
+    });
   });
 }
