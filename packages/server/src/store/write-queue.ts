@@ -111,10 +111,28 @@ interface Pending {
   durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** `performance.now()` when it was submitted. */
+  queuedAt: number;
 }
 
 /** Most units in one transaction; a bigger burst is split across commits. */
 const MAX_BATCH = 1000;
+
+/**
+ * While requests keep coming, the units of the background lanes (the carrier
+ * side, webhook delivery) commit at most once per this many milliseconds, all
+ * those waiting together; once no request has committed for as long, they run as
+ * soon as they come.
+ *
+ * Acceptance comes first: under a load that keeps the writer busy, a send's
+ * `201` waits for nobody's receipts, and the CPU the carrier side would have
+ * taken goes to requests. The carrier side slows down but never stops (each of
+ * its rounds still commits within this time) and catches up once the burst is
+ * over; what it still has to do stays queued in the database meanwhile. On
+ * PostgreSQL the lanes commit on connections of their own, side by side, and
+ * this does not apply.
+ */
+export const BACKGROUND_WAIT_MS = 25;
 
 /**
  * Group commit. Units submitted in the same event-loop turn (and while the
@@ -132,7 +150,15 @@ const MAX_BATCH = 1000;
  * still be lost.
  */
 export class WriteQueue {
+  /** Units of requests (the `request` lane), in the order they came. */
   #pending: Pending[] = [];
+  /** Units of the background lanes, in the order they came. */
+  #background: Pending[] = [];
+  /** When a batch last took request units, and background ones (`performance.now()`). */
+  #requestsAt = -Infinity;
+  #backgroundAt = -Infinity;
+  /** Set while a flush waits for the background's next turn. */
+  #turnTimer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   /** Batches committed and waiting for the disk, answered in commit order. */
   #answering: Promise<void> = Promise.resolve();
@@ -173,7 +199,15 @@ export class WriteQueue {
     if (this.#closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
       const durable = options.durable ?? true;
-      this.#pending.push({ unit, durable, resolve: resolve as (v: unknown) => void, reject });
+      const queue =
+        options.lane === undefined || options.lane === 'request' ? this.#pending : this.#background;
+      queue.push({
+        unit,
+        durable,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        queuedAt: performance.now(),
+      });
       this.#schedule();
     });
   }
@@ -181,11 +215,51 @@ export class WriteQueue {
   /** Finishes every queued unit, then refuses new ones. */
   async close(): Promise<void> {
     this.#closed = true;
-    while (this.#running || this.#pending.length > 0) {
+    while (this.#running || this.#waiting()) {
       if (this.#running) await this.#running;
       else await this.#flush();
     }
+    if (this.#turnTimer) clearTimeout(this.#turnTimer);
+    this.#turnTimer = null;
     await this.#answering;
+  }
+
+  #waiting(): boolean {
+    return this.#pending.length > 0 || this.#background.length > 0;
+  }
+
+  /**
+   * The next batch: every request unit, and the background ones when no request
+   * committed for BACKGROUND_WAIT_MS or when their turn has come (see there).
+   */
+  #nextBatch(): Pending[] {
+    const now = performance.now();
+    const batch = this.#pending.splice(0, MAX_BATCH);
+    if (batch.length > 0) this.#requestsAt = now;
+    const busy = now - this.#requestsAt < BACKGROUND_WAIT_MS;
+    const turn = now - this.#backgroundAt >= BACKGROUND_WAIT_MS;
+    if (
+      this.#background.length > 0 &&
+      batch.length < MAX_BATCH &&
+      (!busy || turn || this.#closed)
+    ) {
+      batch.push(...this.#background.splice(0, MAX_BATCH - batch.length));
+      this.#backgroundAt = now;
+    }
+    return batch;
+  }
+
+  /** Flushes again when the background's turn comes (nothing else would). */
+  #awaitBackgroundTurn(): void {
+    if (this.#turnTimer) return;
+    const at = Math.max(this.#requestsAt, this.#backgroundAt) + BACKGROUND_WAIT_MS;
+    this.#turnTimer = setTimeout(
+      () => {
+        this.#turnTimer = null;
+        this.#schedule();
+      },
+      Math.max(0, at - performance.now()),
+    );
   }
 
   #schedule(): void {
@@ -200,14 +274,18 @@ export class WriteQueue {
   }
 
   async #flush(): Promise<void> {
-    if (this.#running || this.#pending.length === 0) return;
-    const batch = this.#pending.splice(0, MAX_BATCH);
+    if (this.#running || !this.#waiting()) return;
+    const batch = this.#nextBatch();
+    if (batch.length === 0) {
+      this.#awaitBackgroundTurn();
+      return;
+    }
     this.#running = this.#commit(batch);
     try {
       await this.#running;
     } finally {
       this.#running = null;
-      if (this.#pending.length > 0) this.#schedule();
+      if (this.#waiting()) this.#schedule();
     }
   }
 

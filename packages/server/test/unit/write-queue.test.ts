@@ -4,7 +4,11 @@ import { describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/store/schema.ts';
-import { WriteQueue, type TransactionRunner } from '../../src/store/write-queue.ts';
+import {
+  BACKGROUND_WAIT_MS,
+  WriteQueue,
+  type TransactionRunner,
+} from '../../src/store/write-queue.ts';
 
 /** A stand-in connection: savepoint statements succeed and do nothing. */
 const fakeDb = { executeQuery: async () => ({ rows: [] }) } as unknown as Kysely<DB>;
@@ -236,6 +240,61 @@ describe('write queue (group commit)', () => {
     assert.deepEqual(
       batches.map((b) => b.durable),
       [false, true],
+    );
+  });
+
+  test('a unit of a background lane runs at once when no request waits', async () => {
+    const batches: string[][] = [];
+    let current: string[] = [];
+    const runner: TransactionRunner = async (body) => {
+      current = [];
+      await body(fakeDb);
+      batches.push(current);
+      return { onDisk: Promise.resolve() };
+    };
+    const queue = new WriteQueue(runner, new EventEmitter());
+    await queue.submit(async () => current.push('receipts'), { lane: 'carrier' });
+    assert.deepEqual(batches, [['receipts']]);
+  });
+
+  test('while requests keep coming, background units commit once per BACKGROUND_WAIT_MS, no more and no less', async () => {
+    const batches: string[][] = [];
+    let current: string[] = [];
+    const runner: TransactionRunner = async (body) => {
+      current = [];
+      await body(fakeDb);
+      batches.push(current);
+      return { onDisk: Promise.resolve() };
+    };
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const backgroundAt: number[] = [];
+    let stop = false;
+    // The carrier side: a round as soon as the last one committed, as its pumps do.
+    const carrier = (async () => {
+      while (!stop) {
+        await queue.submit(async () => current.push('receipts'), { lane: 'carrier' });
+        backgroundAt.push(performance.now());
+      }
+    })();
+    // Requests every turn for 300 ms: the writer is never idle meanwhile.
+    const started = performance.now();
+    let sends = 0;
+    while (performance.now() - started < 300) {
+      await queue.submit(async () => current.push(`send ${sends++}`));
+    }
+    stop = true;
+    await carrier;
+    const busy = backgroundAt.filter((at) => at - started < 300);
+    const gaps = busy.slice(1).map((at, i) => at - busy[i]!);
+    assert.ok(sends > 100, `requests kept coming (${sends})`);
+    assert.ok(
+      gaps.every((gap) => gap >= BACKGROUND_WAIT_MS - 2),
+      `no more often than every ${BACKGROUND_WAIT_MS} ms: ${gaps.map(Math.round).join(', ')}`,
+    );
+    assert.ok(busy.length >= 5, `and it never stops: ${busy.length} rounds in 300 ms`);
+    assert.ok(
+      batches.some((b) => b.includes('receipts') && b.some((u) => u.startsWith('send'))),
+      'a background turn shares its batch with requests',
     );
   });
 
