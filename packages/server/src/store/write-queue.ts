@@ -115,8 +115,16 @@ interface Pending {
   queuedAt: number;
 }
 
-/** Most units in one transaction; a bigger burst is split across commits. */
-const MAX_BATCH = 1000;
+/**
+ * Most units in one transaction; a bigger burst is split across commits. Small on
+ * purpose: a batch is answered only after its log flush (~1 ms on the benchmark
+ * machine), and the next batch runs meanwhile, so batches of about a flush's worth
+ * of work keep the writer, the disk and the HTTP thread busy at once. A burst of
+ * 64 sends run as one batch took ~2 ms, then waited for its flush while the writer
+ * idled, then went back to the HTTP thread all at once, which idled meanwhile: the
+ * stages took turns. In batches of 16, POST throughput rose 10–15 %.
+ */
+const MAX_BATCH = 16;
 
 /**
  * While requests keep coming, the units of the background lanes (the carrier

@@ -75,8 +75,16 @@ export function restoreError(carried: CarriedError): Error {
 }
 
 /**
- * Collects messages for one `post` per turn of the event loop: a burst of
- * requests (or of answers) costs one message between the threads, not one each.
+ * Most messages per `post`: a burst larger than this leaves in several, so the
+ * other thread starts on the first ones while this one is still on the rest (see
+ * MAX_BATCH in store/write-queue.ts).
+ */
+const MAX_BATCH = 16;
+
+/**
+ * Collects messages for one `post` per turn of the event loop, or per MAX_BATCH:
+ * a burst of requests (or of answers) costs a few messages between the threads,
+ * not one each.
  */
 export class Outbox<T> {
   #items: T[] = [];
@@ -89,14 +97,20 @@ export class Outbox<T> {
 
   send(item: T): void {
     this.#items.push(item);
+    if (this.#items.length >= MAX_BATCH) {
+      this.flush();
+      return;
+    }
     if (this.#scheduled) return;
     this.#scheduled = true;
-    setImmediate(() => this.flush());
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.flush();
+    });
   }
 
   /** Posts what is waiting now. */
   flush(): void {
-    this.#scheduled = false;
     if (this.#items.length === 0) return;
     const items = this.#items;
     this.#items = [];

@@ -18,8 +18,8 @@ import {
 } from '../store/repos/submissions.ts';
 import type { Store } from '../store/store.ts';
 
-/** Submissions claimed per round. */
-const BATCH = 200;
+/** Submissions claimed per round (a round's settlement holds the writer: see sandbox-carrier.ts). */
+const BATCH = 50;
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
 const LEASE_MS = 60_000;
 /** Waits between attempts after transient carrier errors; then the recipient fails as unreachable. */

@@ -298,6 +298,21 @@ describe('write queue (group commit)', () => {
     );
   });
 
+  test('a burst larger than a batch commits in several of at most 16 units, the next running while one waits for the disk', async () => {
+    const { runner, flushes, batches } = recordingRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const writes = Array.from({ length: 40 }, (_, i) => queue.submit(async () => i));
+    await settle();
+    assert.ok(batches.length >= 2, 'a second batch ran before the first was on disk');
+    for (let i = 0; i < 10 && flushes.length < 3; i++) {
+      flushes.at(-1)!.resolve();
+      await settle();
+    }
+    for (const flush of flushes) flush.resolve();
+    assert.deepEqual(await Promise.all(writes), [...Array(40).keys()]);
+    assert.equal(batches.length, 3, '16 + 16 + 8');
+  });
+
   test('close waits for batches still waiting for the disk', async () => {
     const { runner, flushes } = recordingRunner();
     const queue = new WriteQueue(runner, new EventEmitter());
