@@ -113,6 +113,8 @@ interface Pending {
   reject: (error: unknown) => void;
   /** `performance.now()` when it was submitted. */
   queuedAt: number;
+  /** A request's unit, or a background lane's. */
+  lane: 'request' | 'background';
 }
 
 /**
@@ -127,20 +129,24 @@ interface Pending {
 const MAX_BATCH = 16;
 
 /**
- * While requests keep coming, the units of the background lanes (the carrier
- * side, webhook delivery) commit at most once per this many milliseconds, all
- * those waiting together; once no request has committed for as long, they run as
+ * While requests keep the writer busy (BUSY_SHARE of its time, lately), the units
+ * of the background lanes (the carrier side, webhook delivery) commit at most once
+ * per this many milliseconds, all those waiting together; otherwise they run as
  * soon as they come.
  *
- * Acceptance comes first: under a load that keeps the writer busy, a send's
- * `201` waits for nobody's receipts, and the CPU the carrier side would have
- * taken goes to requests. The carrier side slows down but never stops (each of
- * its rounds still commits within this time) and catches up once the burst is
- * over; what it still has to do stays queued in the database meanwhile. On
- * PostgreSQL the lanes commit on connections of their own, side by side, and
+ * Acceptance comes first: under a load that saturates the writer, a send's `201`
+ * waits for nobody's receipts, and the CPU the carrier side would have taken goes
+ * to requests. The carrier side slows down but never stops (each of its rounds
+ * still commits within this time) and catches up once the burst is over; what it
+ * still has to do stays queued in the database meanwhile. A steady trickle of
+ * requests (hundreds a second) leaves the writer mostly idle and delays nothing.
+ * On PostgreSQL the lanes commit on connections of their own, side by side, and
  * this does not apply.
  */
 export const BACKGROUND_WAIT_MS = 25;
+
+/** The share of the writer's time requests must have taken lately for the background to wait. */
+export const BUSY_SHARE = 0.5;
 
 /**
  * Group commit. Units submitted in the same event-loop turn (and while the
@@ -162,8 +168,14 @@ export class WriteQueue {
   #pending: Pending[] = [];
   /** Units of the background lanes, in the order they came. */
   #background: Pending[] = [];
-  /** When a batch last took request units, and background ones (`performance.now()`). */
-  #requestsAt = -Infinity;
+  /**
+   * Milliseconds the writer spent on batches with request units, decayed with a
+   * time constant of BACKGROUND_WAIT_MS: divided by it, the share of its time
+   * requests took lately. Updated at `#workAt`.
+   */
+  #requestWork = 0;
+  #workAt = 0;
+  /** When background units last joined a batch (`performance.now()`). */
   #backgroundAt = -Infinity;
   /** Set while a flush waits for the background's next turn. */
   #turnTimer: NodeJS.Timeout | null = null;
@@ -207,14 +219,15 @@ export class WriteQueue {
     if (this.#closed) return Promise.reject(new Error('The store is closed.'));
     return new Promise<T>((resolve, reject) => {
       const durable = options.durable ?? true;
-      const queue =
-        options.lane === undefined || options.lane === 'request' ? this.#pending : this.#background;
-      queue.push({
+      const lane =
+        options.lane === undefined || options.lane === 'request' ? 'request' : 'background';
+      (lane === 'request' ? this.#pending : this.#background).push({
         unit,
         durable,
         resolve: resolve as (v: unknown) => void,
         reject,
         queuedAt: performance.now(),
+        lane,
       });
       this.#schedule();
     });
@@ -236,15 +249,28 @@ export class WriteQueue {
     return this.#pending.length > 0 || this.#background.length > 0;
   }
 
+  /** The share of the writer's time requests took lately (see #requestWork). */
+  #requestLoad(now: number): number {
+    return (
+      (this.#requestWork * Math.exp((this.#workAt - now) / BACKGROUND_WAIT_MS)) / BACKGROUND_WAIT_MS
+    );
+  }
+
+  /** Counts `ms` of writer time spent on a batch with request units. */
+  #countRequestWork(ms: number): void {
+    const now = performance.now();
+    this.#requestWork = this.#requestLoad(now) * BACKGROUND_WAIT_MS + ms;
+    this.#workAt = now;
+  }
+
   /**
-   * The next batch: every request unit, and the background ones when no request
-   * committed for BACKGROUND_WAIT_MS or when their turn has come (see there).
+   * The next batch: every request unit, and the background ones unless requests
+   * keep the writer busy and their turn has not come (see BACKGROUND_WAIT_MS).
    */
   #nextBatch(): Pending[] {
     const now = performance.now();
     const batch = this.#pending.splice(0, MAX_BATCH);
-    if (batch.length > 0) this.#requestsAt = now;
-    const busy = now - this.#requestsAt < BACKGROUND_WAIT_MS;
+    const busy = this.#requestLoad(now) > BUSY_SHARE;
     const turn = now - this.#backgroundAt >= BACKGROUND_WAIT_MS;
     if (
       this.#background.length > 0 &&
@@ -260,7 +286,7 @@ export class WriteQueue {
   /** Flushes again when the background's turn comes (nothing else would). */
   #awaitBackgroundTurn(): void {
     if (this.#turnTimer) return;
-    const at = Math.max(this.#requestsAt, this.#backgroundAt) + BACKGROUND_WAIT_MS;
+    const at = this.#backgroundAt + BACKGROUND_WAIT_MS;
     this.#turnTimer = setTimeout(
       () => {
         this.#turnTimer = null;
@@ -288,10 +314,13 @@ export class WriteQueue {
       this.#awaitBackgroundTurn();
       return;
     }
+    const requests = batch[0]!.lane === 'request';
+    const started = performance.now();
     this.#running = this.#commit(batch);
     try {
       await this.#running;
     } finally {
+      if (requests) this.#countRequestWork(performance.now() - started);
       this.#running = null;
       if (this.#waiting()) this.#schedule();
     }
