@@ -2,13 +2,10 @@
 // server could be made to POST into its own network or a cloud metadata service.
 // The check runs twice: when an endpoint is created (a clear 422) and on every
 // connection, where the address that was checked is the one connected to, so DNS
-// rebinding between a check and the connect cannot slip through.
+// rebinding between a check and the connect cannot slip through (guarded-dispatcher.ts).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import type { LookupFunction } from 'node:net';
-import type { ConnectionOptions } from 'node:tls';
-import { Agent, buildConnector } from 'undici';
 
 /** What kind of network an address belongs to; only `public` is reachable without `allowPrivate`. */
 export type AddressKind =
@@ -182,9 +179,11 @@ export function isSsrfBlocked(error: unknown): boolean {
 /** Resolves a host name to every address it has; injectable so tests need no real DNS. */
 export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
 
-const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true });
+/** The system's resolver, every address of a name. */
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true });
 
-function firstBlocked(
+/** The first of `addresses` that is not allowed, as an error to refuse the connection with. */
+export function firstBlocked(
   hostname: string,
   addresses: readonly LookupAddress[],
   allowPrivate: boolean,
@@ -261,69 +260,4 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** Options of {@link createGuardedDispatcher}. */
-export interface GuardedDispatcherOptions {
-  allowPrivate: boolean;
-  /** Time for name resolution, TCP and TLS together; default 10 s. */
-  connectTimeoutMs?: number;
-  resolve?: Resolver;
-  /** Extra trusted certificate authorities, for private networks and tests. */
-  ca?: ConnectionOptions['ca'];
-  /** Pool settings (connections, keep-alive, header and body timeouts). */
-  agent?: Omit<Agent.Options, 'connect' | 'connectTimeout' | 'socketPath'>;
-}
-
-/**
- * An undici Agent for webhook deliveries that resolves each host once, refuses
- * the connection with an {@link SsrfBlockedError} unless every address is
- * allowed, and connects only to the addresses it checked. TLS still verifies
- * the certificate against the URL's host name.
- */
-export function createGuardedDispatcher({
-  allowPrivate,
-  connectTimeoutMs = 10_000,
-  resolve = systemResolver,
-  ca,
-  agent,
-}: GuardedDispatcherOptions): Agent {
-  // net.connect and tls.connect call this instead of dns.lookup and then connect to
-  // exactly what it returned, so no second resolution happens after the check.
-  // undici's connect timeout is already running, so a slow resolver is bounded too.
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-    void resolve(hostname)
-      .then((all) => {
-        const addresses = family ? all.filter((a) => a.family === family) : [...all];
-        const first = addresses[0];
-        if (!first) {
-          throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
-        }
-        const blocked = firstBlocked(hostname, addresses, allowPrivate);
-        if (blocked) throw blocked;
-        return { addresses, first };
-      })
-      // A separate stage, so an exception thrown by the callback is never reported through it again.
-      .then(
-        ({ addresses, first }) => {
-          if (options.all) callback(null, addresses);
-          else callback(null, first.address, first.family);
-        },
-        (err: Error) => callback(err, ''),
-      );
-  };
-  const connector = buildConnector({ timeout: connectTimeoutMs, lookup, ...(ca ? { ca } : {}) });
-  const connect: buildConnector.connector = (options, callback) => {
-    // Node skips `lookup` when the host is already an IP address, so literals are checked here.
-    if (isIP(options.hostname) !== 0) {
-      const kind = classifyAddress(options.hostname);
-      if (!isAddressAllowed(kind, allowPrivate)) {
-        callback(new SsrfBlockedError(options.hostname, options.hostname, kind), null);
-        return;
-      }
-    }
-    connector(options, callback);
-  };
-  return new Agent({ ...agent, connect });
 }

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { createGuardedDispatcher } from '../delivery/ssrf-guard.ts';
+import { createGuardedDispatcher } from '../delivery/guarded-dispatcher.ts';
 import { WebhookWorker } from '../delivery/webhook-worker.ts';
 import type { Carrier, CarrierHandlers, DeliveryReceipt } from '../carriers/carrier.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -480,6 +480,36 @@ describe('the switchboard command', () => {
     } finally {
       rmSync(cacheHome, { recursive: true, force: true });
       rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  test('serve runs in its own process with the server’s V8 heap flags, its modules compiled ahead once', async () => {
+    const cacheHome = mkdtempSync(join(tmpdir(), 'switchboard-cache-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
+    const env = { XDG_CACHE_HOME: cacheHome, SWITCHBOARD_DATA_DIR: dataDir };
+    const cache = join(cacheHome, 'switchboard', 'node-compile-cache');
+    const warmMarkers = () => readdirSync(cache).filter((name) => name.startsWith('warm-'));
+    try {
+      const server = await startServe(env);
+      // The same process, replaced in place by one started with the flags.
+      const command = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+      for (const flag of [
+        '--max-semi-space-size=8',
+        '--no-allocation-site-pretenuring',
+        '--heap-growing-percent=25',
+      ]) {
+        assert.ok(command.includes(flag), `${flag} in ${command.join(' ')}`);
+      }
+      assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
+      assert.deepEqual(await server.stop(), { code: 0, signal: null });
+      assert.equal(warmMarkers().length, 1, 'the cache was filled before the server started');
+      // Unchanged sources: the next start finds the cache warm and fills nothing again.
+      const again = await startServe(env);
+      assert.deepEqual(await again.stop(), { code: 0, signal: null });
+      assert.equal(warmMarkers().length, 1);
+    } finally {
+      rmSync(cacheHome, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createGuardedDispatcher } from '../../src/delivery/ssrf-guard.ts';
+import { createGuardedDispatcher } from '../../src/delivery/guarded-dispatcher.ts';
 import { WebhookWorker } from '../../src/delivery/webhook-worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';

@@ -15,10 +15,10 @@ import {
   SSRF_BLOCKED,
   checkWebhookUrl,
   classifyAddress,
-  createGuardedDispatcher,
   isAddressAllowed,
   isSsrfBlocked,
 } from '../../src/delivery/ssrf-guard.ts';
+import { createGuardedDispatcher } from '../../src/delivery/guarded-dispatcher.ts';
 import type { AddressKind, Resolver } from '../../src/delivery/ssrf-guard.ts';
 
 /** A resolver answering from a fixed table, counting calls, so no test touches real DNS. */

@@ -26,6 +26,8 @@ export function startCheckpointer(
   } = {},
 ): Checkpointer {
   const worker = new Worker(new URL('./sqlite-checkpoint-worker.js', import.meta.url), {
+    // It allocates next to nothing: V8's default young generation would only sit resident.
+    resourceLimits: { maxYoungGenerationSizeMb: 1 },
     workerData: {
       path,
       intervalMs: options.intervalMs ?? 100,
