@@ -282,7 +282,11 @@ try {
   service = await startService(env);
   log(`GET /v1/messages/{id} on ${MESSAGES.toLocaleString('en-US')} messages`);
   const get1m = await get(service.url, service.pid, key, ids1m);
-  const rss = Math.max(rss1, rss2, peakRssMb(service.pid));
+  const rss3 = peakRssMb(service.pid);
+  const rss = Math.max(rss1, rss2, rss3);
+  log(
+    `peak RSS: ${fmt(rss1, ' MB', 0)} (POST load, drain, latency probes), ${fmt(rss2, ' MB', 0)} (fan-out), ${fmt(rss3, ' MB', 0)} (GET on 1 M)`,
+  );
   await stopService(service);
 
   const measured = {
@@ -318,6 +322,7 @@ try {
     toWebhook: { percentiles: percentilesOf(toWebhook.latencies), missing: toWebhook.missing },
     toPush: { percentiles: percentilesOf(toPush.latencies), missing: toPush.missing },
     rssMb: rss,
+    rssByPhaseMb: { post: rss1, fanOut: rss2, get1m: rss3 },
     drainSeconds,
     seedSeconds,
     serviceErrors: serviceErrors.slice(0, 50),
