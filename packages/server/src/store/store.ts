@@ -61,6 +61,13 @@ export interface Store {
    * cache keyed on it is never trusted.
    */
   foreignChanges(): number;
+  /**
+   * The share of the writer's time requests took lately, 0 to 1 (WriteQueue.requestLoad):
+   * background work takes small bites while requests are about, since they wait behind
+   * each of its batches. Always 0 on PostgreSQL, where each lane commits on its own
+   * connection.
+   */
+  requestLoad(): number;
   /** Finishes queued writes and closes every connection. */
   close(): Promise<void>;
 }
@@ -161,6 +168,7 @@ function openSqliteStore(options: StoreOptions): Opened {
       return readerDb;
     },
     write: (unit, options) => queue.submit(unit, options),
+    requestLoad: () => queue.requestLoad,
     foreignChanges: () => {
       const version = (dataVersion.get() as unknown as [number])[0];
       if (version !== foreignSeen) {
@@ -228,6 +236,7 @@ async function openPostgresStore(databaseUrl: string): Promise<Opened> {
     db,
     write: (unit, options) => lanes[options?.lane ?? 'request'].submit(unit, options),
     foreignChanges: () => ++calls,
+    requestLoad: () => 0,
     async close() {
       await Promise.all(Object.values(lanes).map((queue) => queue.close()));
       await relay.close();
@@ -252,6 +261,7 @@ export function onLane(store: Store, lane: WriteLane): Store {
     },
     write: (unit, options) => store.write(unit, { ...options, lane }),
     foreignChanges: () => store.foreignChanges(),
+    requestLoad: () => store.requestLoad(),
     close: () => store.close(),
   };
 }

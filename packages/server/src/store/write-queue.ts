@@ -149,6 +149,12 @@ export const BACKGROUND_WAIT_MS = 25;
 export const BUSY_SHARE = 0.5;
 
 /**
+ * Above this share of the writer's time taken by requests lately (`requestLoad`),
+ * background workers run small rounds: requests wait behind each of their batches.
+ */
+export const REQUESTS_ABOUT = 0.05;
+
+/**
  * Group commit. Units submitted in the same event-loop turn (and while the
  * previous batch runs) share one transaction, and a failing unit rolls back
  * alone: a batch in which one fails runs again with a savepoint per unit.
@@ -231,6 +237,11 @@ export class WriteQueue {
       });
       this.#schedule();
     });
+  }
+
+  /** The share of the writer's time requests took lately, 0 to 1 (see #requestWork). */
+  get requestLoad(): number {
+    return this.#requestLoad(performance.now());
   }
 
   /** Finishes every queued unit, then refuses new ones. */

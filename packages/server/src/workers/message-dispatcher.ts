@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
+import { REQUESTS_ABOUT } from '../store/write-queue.ts';
 import {
   findMessagesByIds,
   findRecipient,
@@ -18,8 +19,9 @@ import {
 } from '../store/repos/submissions.ts';
 import type { Store } from '../store/store.ts';
 
-/** Submissions claimed per round (a round's settlement holds the writer: see sandbox-carrier.ts). */
-const BATCH = 50;
+/** Submissions claimed per round, and while requests are about (see sandbox-carrier.ts). */
+const BATCH = 500;
+const BATCH_AMONG_REQUESTS = 50;
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
 const LEASE_MS = 60_000;
 /** Waits between attempts after transient carrier errors; then the recipient fails as unreachable. */
@@ -117,8 +119,9 @@ export class MessageDispatcher {
   async #round() {
     const now = this.#clock.now();
     // A lease lost in a crash is only taken again: no need to wait for the disk.
+    const batch = this.#store.requestLoad() > REQUESTS_ABOUT ? BATCH_AMONG_REQUESTS : BATCH;
     const claimed = await this.#store.write(
-      (tx) => claimSubmissions(tx.db, this.#store.capabilities, now, BATCH, LEASE_MS),
+      (tx) => claimSubmissions(tx.db, this.#store.capabilities, now, batch, LEASE_MS),
       { durable: false },
     );
     if (claimed.length > 0) {
@@ -185,7 +188,7 @@ export class MessageDispatcher {
         }
       }
     }
-    if (claimed.length === BATCH) return { again: 'now' } as const;
+    if (claimed.length === batch) return { again: 'now' } as const;
     const due = await nextSubmissionDue(this.#store.db);
     return due === null ? ({ again: 'idle' } as const) : ({ again: 'at', at: due } as const);
   }

@@ -166,5 +166,59 @@ for (const engine of ENGINES) {
       await rounds();
       assert.deepEqual(reportedFor(carrierRef), [`${carrierRef}:sent`, `${carrierRef}:delivered`]);
     });
+
+    test('a round reports up to 500 receipts when no request is about, and 50 among requests', async () => {
+      /**
+       * How many of its receipts each round reported, with the writer's request load at
+       * `load` (rounds also carry receipts earlier tests left in flight; they are not counted).
+       */
+      async function batchSizes(load: number): Promise<number[]> {
+        const sizes: number[] = [];
+        const ours = new Set<string>();
+        const loaded: Store = { ...store, requestLoad: () => load, close: store.close };
+        Object.defineProperty(loaded, 'db', { get: () => store.db });
+        const sandbox = sandboxCarrier({
+          store: loaded,
+          clock: { now: () => T0 + 9_000_000 },
+          delayMs: 0,
+          logger: createLogger('silent'),
+        });
+        await sandbox.start({
+          receipts: async (receipts: readonly DeliveryReceipt[]) => {
+            sizes.push(receipts.filter((r) => ours.has(r.carrierRef)).length);
+            return receipts.map((): ReceiptOutcome => 'applied');
+          },
+          inbound: async () => {},
+        });
+        // All owed in one turn, before the carrier's first round.
+        const submitted = await Promise.all(
+          Array.from({ length: 120 }, (_, i) =>
+            sandbox.submit({
+              messageId: `msg_round_${load}_${i}`,
+              accountId: ACCOUNT,
+              mode: 'test',
+              from: '+15550000000',
+              to: `+1555000${String(4000 + i)}`,
+              body: 'round',
+              mediaUrls: [],
+              segments: 1,
+            }),
+          ),
+        );
+        for (const { carrierRef } of submitted) ours.add(carrierRef);
+        await waitFor(
+          async () => (sizes.reduce((a, b) => a + b, 0) >= 240 ? true : undefined),
+          'every receipt',
+        );
+        await sandbox.stop();
+        return sizes;
+      }
+      assert.equal((await batchSizes(0))[0], 240, 'one round for all of them');
+      const among = (await batchSizes(0.6)).filter((size) => size > 0);
+      assert.ok(
+        among.every((size) => size <= 50) && among.length >= 5,
+        `small rounds: ${among.join(', ')}`,
+      );
+    });
   });
 }

@@ -111,6 +111,7 @@ for (const engine of ENGINES) {
           }
           return written;
         },
+        requestLoad: () => store.requestLoad(),
         foreignChanges: () => store.foreignChanges(),
         close: () => store.close(),
       };

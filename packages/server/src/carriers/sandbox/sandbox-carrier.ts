@@ -8,17 +8,22 @@ import {
   type InFlightCursor,
 } from '../../store/repos/in-flight-recipients.ts';
 import type { Store } from '../../store/store.ts';
+import { REQUESTS_ABOUT } from '../../store/write-queue.ts';
 import type { Carrier, CarrierHandlers, Submission } from '../carrier.ts';
 import { ReceiptSchedule, type OwedReceipt } from './receipt-schedule.ts';
 
 /** The sandbox's references start with this; nothing else's do. */
 const REF_PREFIX = 'sbx_';
 /**
- * Receipts reported per round: one batch, one transaction. A round holds the
- * writer while it runs (~20 µs a receipt), and requests wait behind it: 50 keeps
- * that near a millisecond (200 took ~4 ms, a stall in the POST load's pipeline).
+ * Receipts reported per round: one batch, one transaction, each round waiting for
+ * its commit to be durable. A round holds the writer while it runs (~20 µs a
+ * receipt), and requests wait behind it: while there are any (`store.requestLoad()`),
+ * 50 keep that near a millisecond (200 took ~4 ms, a stall in the POST load's
+ * pipeline); otherwise 500 share each flush of the log (a backlog drained at
+ * 19 k messages/s instead of 9 k).
  */
-const BATCH = 50;
+const BATCH = 500;
+const BATCH_AMONG_REQUESTS = 50;
 /** How often the recipients are read for receipts another instance owed and never reported. */
 const RECOVERY_EVERY_MS = 5_000;
 /** A receipt this much overdue is taken for lost with the instance that owed it. */
@@ -142,7 +147,10 @@ export function sandboxCarrier(options: {
       unknown = [];
       unknownRetryAt = Infinity;
     }
-    const due = schedule.takeDue(now, BATCH);
+    const due = schedule.takeDue(
+      now,
+      store.requestLoad() > REQUESTS_ABOUT ? BATCH_AMONG_REQUESTS : BATCH,
+    );
     if (due.length > 0) {
       let outcomes;
       try {
