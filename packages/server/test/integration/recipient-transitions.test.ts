@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applyDeliveryReceipts } from '../../src/commands/apply-delivery-receipts.ts';
 import { transitionRecipient } from '../../src/commands/transition-recipient.ts';
 import {
   insertMessage,
@@ -12,7 +13,7 @@ import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { gate } from '../support/gate.ts';
-import { outboundMessageRow } from '../support/rows.ts';
+import { outboundMessageRow, recipientRow } from '../support/rows.ts';
 
 const NOW = Date.UTC(2026, 0, 1);
 const ACCOUNT = 'acct_transitions';
@@ -146,6 +147,44 @@ for (const engine of ENGINES) {
         status: 'delivered',
         failure_reason: null,
       });
+    });
+
+    test('a sent reported with its delivered in one batch is applied as the delivered: one write, both applied', async () => {
+      const id = 'msg_receipts_together';
+      const message = outboundMessageRow(
+        { id, account_id: ACCOUNT, status: 'queued', created_at: NOW, conversation_id: `cv_${id}` },
+        '+15550000006',
+      );
+      await store.write(async (tx) => {
+        await insertMessage(tx.db, message);
+        await insertRecipients(tx.db, [
+          recipientRow(id, '+15550000006', { status: 'queued', carrier_ref: 'sbx_together' }),
+        ]);
+      });
+      const updates: string[] = [];
+      const onUpdate = (payload: { message: { id: string; status: string } }) => {
+        if (payload.message.id === id) updates.push(payload.message.status);
+      };
+      store.signals.on('message.updated', onUpdate);
+      try {
+        const outcomes = await store.write((tx) =>
+          applyDeliveryReceipts(
+            tx,
+            [
+              { carrierRef: 'sbx_together', status: 'sent', failureReason: null },
+              { carrierRef: 'sbx_other_unknown', status: 'sent', failureReason: null },
+              { carrierRef: 'sbx_together', status: 'delivered', failureReason: null },
+              { carrierRef: 'sbx_together', status: 'delivered', failureReason: null },
+            ],
+            deps,
+          ),
+        );
+        assert.deepEqual(outcomes, ['applied', 'unknown', 'applied', 'ignored']);
+      } finally {
+        store.signals.off('message.updated', onUpdate);
+      }
+      assert.deepEqual(updates, ['delivered'], 'queued to delivered in one step');
+      assert.deepEqual(await statusOf(id), { status: 'delivered', failure_reason: null });
     });
   });
 }
