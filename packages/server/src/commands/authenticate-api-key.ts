@@ -5,6 +5,7 @@ import { parseKeyMode } from '../domain/api-keys.ts';
 import type { Mode } from '../domain/modes.ts';
 import { findApiKeyByHash } from '../store/repos/api-keys.ts';
 import type { DB } from '../store/schema.ts';
+import type { WriteTx } from '../store/write-queue.ts';
 
 /** The caller behind a valid API key. */
 export interface ApiKeyPrincipal {
@@ -46,13 +47,22 @@ export async function authenticateApiKey(
   return { keyId: key.id, keyHash, accountId: key.account_id, mode: key.mode };
 }
 
+/** The `tx.shared` fact that a key was found valid in this transaction. */
+export function validKeyFact(keyHash: string): string {
+  return `api-key-valid:${keyHash}`;
+}
+
 /**
  * Throws `401 unauthorized` unless the key of `keyHash` still exists unrevoked.
  * Inside a write transaction it is exact: no revocation can commit between this
  * check and the change it guards. A change checks here (see `Changes`), so a
- * request that changes something needs no other lookup of its key.
+ * request that changes something needs no other lookup of its key; the units of
+ * one batch look a key up once (`tx.shared`, dropped by a revocation in it).
  */
-export async function confirmApiKey(db: Kysely<DB>, keyHash: string): Promise<void> {
-  const key = await findApiKeyByHash(db, keyHash);
+export async function confirmApiKey(tx: WriteTx, keyHash: string): Promise<void> {
+  const fact = validKeyFact(keyHash);
+  if (tx.shared.has(fact)) return;
+  const key = await findApiKeyByHash(tx.db, keyHash);
   if (!key || key.revoked_at !== null) throw new ApiError('unauthorized', UNAUTHORIZED);
+  tx.shared.set(fact, true);
 }

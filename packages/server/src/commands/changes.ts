@@ -68,7 +68,7 @@ export async function runConfirmed<K extends CommandName>(
   input: CommandInput<K>,
   options: RunOptions | undefined,
 ): Promise<CommandResult<K>> {
-  if (options?.apiKey !== undefined) await confirmApiKey(tx.db, options.apiKey);
+  if (options?.apiKey !== undefined) await confirmApiKey(tx, options.apiKey);
   return runCommand(tx, context, name, input);
 }
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../domain/errors.ts';
 import { findApiKey, revokeApiKey as markRevoked } from '../store/repos/api-keys.ts';
 import type { WriteTx } from '../store/write-queue.ts';
+import { validKeyFact } from './authenticate-api-key.ts';
 import type { CommandDeps } from './context.ts';
 
 /**
@@ -20,6 +21,8 @@ export async function revokeApiKey(
     throw new ApiError('not_found', `No such API key: '${input.keyId}'.`);
   }
   await markRevoked(tx.db, key.id, deps.clock.now());
+  // Later units of this batch must see the key revoked.
+  tx.shared.delete(validKeyFact(key.key_hash));
   tx.publish('api_key.revoked', { id: key.id, keyHash: key.key_hash });
   return { id: key.id, revoked: true };
 }

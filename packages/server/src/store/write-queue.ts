@@ -21,6 +21,12 @@ export interface WriteTx {
    * rolled-back read never lands in it.
    */
   memo: Memo;
+  /**
+   * Facts read in this transaction that stay true for the rest of it, shared by the
+   * units of its batch (an API key found valid): no other writer can commit until it
+   * ends. A unit that changes such a fact drops it.
+   */
+  shared: Map<string, unknown>;
 }
 
 /**
@@ -396,6 +402,7 @@ export class WriteQueue {
     try {
       const { onDisk } = await this.#runTransaction(async (db) => {
         const relayed: { topic: string; payload: unknown }[] = [];
+        const shared = new Map<string, unknown>();
         for (const item of batch) {
           const after: (() => void)[] = [];
           const published: { topic: string; payload: unknown }[] = [];
@@ -407,6 +414,7 @@ export class WriteQueue {
               after.push(() => this.#signals.emit(topic, payload));
             },
             memo: this.#memo,
+            shared,
           };
           if (!isolated) {
             try {

@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createApiKey } from '../../src/commands/create-api-key.ts';
+import { ApiError } from '../../src/domain/errors.ts';
+import { sha256Hex } from '../../src/lib/secrets.ts';
+import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
+import { ENGINES } from '../support/engines.ts';
+
+for (const engine of ENGINES) {
+  describe(`changes run with the API key they were asked with [${engine}]`, () => {
+    let t: TestApp;
+    let acct: TestAccount;
+    before(async () => {
+      t = await startTestApp(engine, { background: false });
+      acct = await t.newAccount();
+    });
+    after(() => t.close());
+
+    const clock = { now: () => Date.now() };
+
+    test('a key revoked by an earlier unit of the same batch refuses the changes after it', async () => {
+      const key = await t.store.write((tx) =>
+        createApiKey(tx, { accountId: acct.accountId, mode: 'test' }, { clock }),
+      );
+      const apiKey = sha256Hex(key.secret);
+      const actor = { accountId: acct.accountId, mode: 'test' as const };
+      const contact = (phone: string) =>
+        t.app.deps.changes.run('createContact', { actor, input: { phone } }, { apiKey });
+      // Submitted in one turn: one transaction, in this order.
+      const [before, revoked, afterward] = await Promise.allSettled([
+        contact('+14155550171'),
+        t.app.deps.changes.run('revokeApiKey', { keyId: key.id }),
+        contact('+14155550172'),
+      ]);
+      assert.equal(before.status, 'fulfilled', 'the key was valid for the first');
+      assert.equal(revoked.status, 'fulfilled');
+      assert.equal(afterward.status, 'rejected');
+      assert.ok(
+        afterward.reason instanceof ApiError && afterward.reason.type === 'unauthorized',
+        String(afterward.reason),
+      );
+      const phones = (
+        await t.store.db
+          .selectFrom('contacts')
+          .select('phone')
+          .where('account_id', '=', acct.accountId)
+          .execute()
+      ).map((c) => c.phone);
+      assert.ok(phones.includes('+14155550171'));
+      assert.ok(!phones.includes('+14155550172'), 'nothing was changed with the revoked key');
+    });
+  });
+}
