@@ -57,8 +57,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: false,
   });
   app.decorate('deps', deps);
-  app.addHook('onSend', async (request, reply) => {
+  // Hooks on every request take a callback, not a promise: a promise per hook per
+  // request showed in the profile of the HTTP thread, for nothing.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('request-id', request.id);
+    done(null, payload);
   });
   registerErrorHandling(app);
   registerGracefulShutdown(app);

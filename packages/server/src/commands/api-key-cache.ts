@@ -35,6 +35,13 @@ export class ApiKeyCache {
     store.signals.on('api_key.revoked', this.#onRevoked);
   }
 
+  /** The principal of an `Authorization` header already known, if it is; nothing is looked up. */
+  known(authorization: string | undefined): ApiKeyPrincipal | undefined {
+    const secret = bearerToken(authorization);
+    if (!secret || !parseKeyMode(secret)) return undefined;
+    return this.#principals.get(sha256Hex(secret));
+  }
+
   /**
    * The principal of an `Authorization` header, as `authenticateApiKey` resolves it.
    * With `confirm`, the key is looked up now; without, a principal already known

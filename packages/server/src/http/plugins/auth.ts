@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { ApiKeyCache } from '../../commands/api-key-cache.ts';
+import type { ApiKeyPrincipal } from '../../commands/authenticate-api-key.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 /** `last_used_at` is written at most this often per key: the dashboard needs minutes, not requests. */
@@ -39,12 +40,10 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('keyConfirmed', false);
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.routeOptions.config.public || !request.url.startsWith('/v1')) return;
-    const confirm = request.routeOptions.config.keyCheckedByCommand !== true;
-    const principal = await keys.authenticate(request.headers.authorization, { confirm });
+  /** Admits an authenticated request, or throws `rate_limited`. */
+  const admit = (request: FastifyRequest, principal: ApiKeyPrincipal, confirmed: boolean) => {
     request.principal = principal;
-    request.keyConfirmed = confirm;
+    request.keyConfirmed = confirmed;
     const now = clock.now();
     if ((touched.get(principal.keyId) ?? 0) <= now - TOUCH_INTERVAL_MS) {
       touched.set(principal.keyId, now);
@@ -59,6 +58,35 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
         headers: { 'retry-after': String(wait) },
       });
     }
+  };
+
+  // A callback, not a promise: a request whose principal is known is admitted in this turn.
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+    if (request.routeOptions.config.public || !request.url.startsWith('/v1')) {
+      done();
+      return;
+    }
+    const confirm = request.routeOptions.config.keyCheckedByCommand !== true;
+    const known = confirm ? undefined : keys.known(request.headers.authorization);
+    if (known) {
+      try {
+        admit(request, known, false);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
+      return;
+    }
+    keys.authenticate(request.headers.authorization, { confirm }).then((principal) => {
+      try {
+        admit(request, principal, confirm);
+      } catch (error) {
+        done(error as Error);
+        return;
+      }
+      done();
+    }, done);
   });
 }
 

@@ -16,17 +16,20 @@ function hasBody(request: FastifyRequest): boolean {
  * type is our `400 invalid_request` rather than a framework default.
  */
 export function registerContentTypeCheck(app: FastifyInstance): void {
-  app.addHook('preParsing', async (request: FastifyRequest) => {
+  app.addHook('preParsing', (request: FastifyRequest, _reply, payload, done) => {
     const expectsBody = request.routeOptions.schema?.body !== undefined;
-    if (!expectsBody && !hasBody(request)) return;
     const type = request.headers['content-type'];
-    if (!type || !JSON_TYPE.test(type)) {
-      throw new ApiError(
-        'invalid_request',
-        type
-          ? `Unsupported Content-Type '${type}'; send application/json.`
-          : 'Missing Content-Type; send application/json.',
+    if ((expectsBody || hasBody(request)) && (!type || !JSON_TYPE.test(type))) {
+      done(
+        new ApiError(
+          'invalid_request',
+          type
+            ? `Unsupported Content-Type '${type}'; send application/json.`
+            : 'Missing Content-Type; send application/json.',
+        ),
       );
+      return;
     }
+    done(null, payload);
   });
 }

@@ -36,10 +36,8 @@ function replay(reply: FastifyReply, recorded: RecordedResponse): FastifyReply {
 export function registerIdempotency(app: FastifyInstance): void {
   const { store, clock } = app.deps;
   app.decorateRequest('idempotency', null);
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || key === undefined || !request.principal) return;
-    if (request.routeOptions.config.ignoreIdempotencyKey) return;
+  /** Replays the recorded answer (true), or readies the request to record its own. */
+  const lookUp = async (request: FastifyRequest, reply: FastifyReply, key: unknown) => {
     const idempotency = idempotentRequest(
       key,
       HEADER,
@@ -47,15 +45,32 @@ export function registerIdempotency(app: FastifyInstance): void {
       request.url,
       request.body ?? null,
     );
-    const recorded = await findRecordedResponse(store.db, request.principal, idempotency, HEADER, {
+    const recorded = await findRecordedResponse(store.db, request.principal!, idempotency, HEADER, {
       clock,
     });
     if (recorded) {
       // Nothing but a read answers a replay: the key must be confirmed here.
       await confirmKey(request);
-      return replay(reply, recorded);
+      replay(reply, recorded);
+      return true;
     }
     request.idempotency = idempotency;
+    return false;
+  };
+  // A callback, not a promise, for the requests without a key: nearly all of them.
+  app.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done) => {
+    const key = request.headers['idempotency-key'];
+    if (
+      request.method !== 'POST' ||
+      key === undefined ||
+      !request.principal ||
+      request.routeOptions.config.ignoreIdempotencyKey
+    ) {
+      done();
+      return;
+    }
+    // A replay has answered: the route must not run (and `done` must not be called).
+    lookUp(request, reply, key).then((replayed) => replayed || done(), done);
   });
 }
 

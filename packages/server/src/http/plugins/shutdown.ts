@@ -16,12 +16,15 @@ export function registerGracefulShutdown(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', (_request, _reply, done) => {
     if (closing) {
-      throw new ApiError('service_unavailable', 'The server is shutting down; retry the request.');
+      done(new ApiError('service_unavailable', 'The server is shutting down; retry the request.'));
+      return;
     }
+    done();
   });
-  app.addHook('onSend', async (_request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onSend', (_request: FastifyRequest, reply: FastifyReply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
