@@ -78,3 +78,20 @@ export function createGuardedDispatcher({
   };
   return new Agent({ ...agent, connect });
 }
+
+/**
+ * The dispatcher webhook deliveries use, with the production pool: keep-alive for
+ * 30 s and up to 16 connections per endpoint origin. `timeoutMs` bounds connecting.
+ */
+export function webhookDispatcher(options: {
+  allowPrivate: boolean;
+  timeoutMs?: number | undefined;
+  ca?: ConnectionOptions['ca'] | undefined;
+}): Agent {
+  return createGuardedDispatcher({
+    allowPrivate: options.allowPrivate,
+    connectTimeoutMs: options.timeoutMs ?? 15_000,
+    ...(options.ca ? { ca: options.ca } : {}),
+    agent: { keepAliveTimeout: 30_000, connections: 16 },
+  });
+}

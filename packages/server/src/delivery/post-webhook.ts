@@ -92,6 +92,25 @@ function decodeExcerpt(chunks: Buffer[], size: number): string {
   return utf8Prefix(decoded.replaceAll('\u0000', '\uFFFD'), RESPONSE_EXCERPT_BYTES);
 }
 
+/** One signed delivery to POST: what `postWebhook` takes besides the dispatcher. */
+export interface WebhookPost {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+}
+
+/**
+ * Makes the HTTP part of an attempt, never throwing: `postWebhook` on a dispatcher,
+ * or the same done by another thread (the HTTP thread of `serve`, threads/).
+ */
+export type WebhookPoster = (post: WebhookPost) => Promise<PostResult>;
+
+/** A poster that POSTs through `dispatcher` in this thread. */
+export function posterOn(dispatcher: Dispatcher): WebhookPoster {
+  return (post) => postWebhook({ ...post, dispatcher });
+}
+
 /**
  * POSTs one signed payload and reports what happened, never throwing.
  * Redirects are not followed (undici's `request` never does): a signed body

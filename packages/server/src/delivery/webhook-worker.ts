@@ -16,7 +16,7 @@ import type { Store } from '../store/store.ts';
 import type { WriteUnit } from '../store/write-queue.ts';
 import { isoTime } from '../presenters/time.ts';
 import { EndpointRows } from './endpoint-rows.ts';
-import { postWebhook, type PostResult } from './post-webhook.ts';
+import { posterOn, type PostResult, type WebhookPoster } from './post-webhook.ts';
 import { settlementOf } from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
 
@@ -24,12 +24,18 @@ import { signatureHeaders } from './sign.ts';
 export const USER_AGENT = 'Switchboard-Webhooks/1.0';
 
 /** Settings of the delivery worker; the defaults are the production ones. */
-export interface WebhookWorkerOptions {
+export type WebhookWorkerOptions = WebhookWorkerSettings &
+  (
+    | { dispatcher: Dispatcher; post?: never }
+    /** Who makes the HTTP part of each attempt, when not this thread (see WebhookPoster). */
+    | { post: WebhookPoster; dispatcher?: never }
+  );
+
+interface WebhookWorkerSettings {
   store: Store;
   clock: Clock;
   logger: Logger;
   secrets: SecretBox;
-  dispatcher: Dispatcher;
   /** Uniform [0, 1) for retry jitter; injected so the schedule is testable. */
   random?: () => number;
   /** Per-attempt timeout (decisions.md: 15 s). */
@@ -103,7 +109,8 @@ const SHORT_CLAIM_HOLD_MS = 100;
  * with the same `evt_` id.
  */
 export class WebhookWorker {
-  readonly #o: Required<WebhookWorkerOptions>;
+  readonly #o: Required<WebhookWorkerSettings>;
+  readonly #post: WebhookPoster;
   readonly #inFlight = new Map<string, number>();
   /**
    * Claimed, not yet started, per endpoint (each under its lease), with its event:
@@ -135,14 +142,16 @@ export class WebhookWorker {
   readonly #endpoints: EndpointRows;
 
   constructor(options: WebhookWorkerOptions) {
+    const { dispatcher, post, ...settings } = options;
     this.#o = {
       random: Math.random,
       timeoutMs: 15_000,
       perEndpoint: 10,
       total: 256,
       requireHttps: false,
-      ...options,
+      ...settings,
     };
+    this.#post = post ?? posterOn(dispatcher!);
     this.#endpoints = new EndpointRows(options.store);
     this.#pump = new Pump({
       round: () => this.#round(false),
@@ -405,13 +414,7 @@ export class WebhookWorker {
             excerpt: null,
             durationMs: 0,
           }
-        : await postWebhook({
-            url: endpoint.url,
-            body,
-            headers,
-            dispatcher: this.#o.dispatcher,
-            timeoutMs: this.#o.timeoutMs,
-          });
+        : await this.#post({ url: endpoint.url, body, headers, timeoutMs: this.#o.timeoutMs });
     return {
       settling: this.#settle(settlementOf(this.#o, delivery, endpoint, attemptedAt, result)),
     };

@@ -1,6 +1,7 @@
 import { ApiError, type ErrorType } from '../domain/errors.ts';
 import type { IdempotentRun, RunOptions } from '../commands/changes.ts';
 import type { CommandName } from '../commands/registry.ts';
+import type { PostResult, WebhookPost } from '../delivery/post-webhook.ts';
 
 /** A command for the store thread to run. */
 export interface RunRequest {
@@ -18,6 +19,8 @@ export type ToStoreThread =
   | RunRequest
   /** The signal topics the HTTP thread listens to now; only those are relayed. */
   | { kind: 'subscribe'; topics: string[] }
+  /** What the webhook POST the store thread asked for came to. */
+  | { kind: 'posted'; id: number; result: PostResult }
   /** Finish the commands in flight, stop the workers, close the store. */
   | { kind: 'stop' };
 
@@ -38,6 +41,8 @@ export type FromStoreThread =
   | { kind: 'result'; id: number; value: unknown }
   | { kind: 'failure'; id: number; error: CarriedError }
   | { kind: 'signal'; topic: string; payload: unknown }
+  /** A signed webhook delivery for the HTTP thread to POST (see WebhookPoster). */
+  | { kind: 'post'; id: number; post: WebhookPost }
   | { kind: 'stopped' }
   /** The store thread cannot go on (its store failed to open, a worker crashed). */
   | { kind: 'fatal'; error: CarriedError };

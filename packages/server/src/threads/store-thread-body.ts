@@ -4,6 +4,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { localChanges } from '../commands/changes.ts';
 import type { Config } from '../config.ts';
+import type { PostResult, WebhookPoster } from '../delivery/post-webhook.ts';
 import { webhookDeps } from '../delivery/webhook-deps.ts';
 import { systemClock } from '../lib/clock.ts';
 import { createLogger } from '../lib/logger.ts';
@@ -46,8 +47,21 @@ try {
 }
 const secrets = createSecretBox(Buffer.from(secretKey));
 const changes = localChanges(store, webhookDeps({ clock: systemClock, secrets, config }));
+
+// The HTTP part of webhook attempts is made by the HTTP thread: signing, claiming and
+// settling stay here, beside the store, and the POSTs and their responses run on the
+// other core, which is mostly idle while deliveries fan out.
+const posts = new Map<number, (result: PostResult) => void>();
+let nextPostId = 1;
+const webhookPoster: WebhookPoster = (post) =>
+  new Promise((resolve) => {
+    const id = nextPostId++;
+    posts.set(id, resolve);
+    outbox.send({ kind: 'post', id, post });
+  });
+
 const background: Background | null = config.roles.includes('worker')
-  ? await startBackground({ config, store, clock: systemClock, logger, secrets })
+  ? await startBackground({ config, store, clock: systemClock, logger, secrets, webhookPoster })
   : null;
 
 // Signals go to the HTTP thread only for topics it listens to: the realtime hub listens
@@ -83,7 +97,10 @@ async function stop(): Promise<void> {
 
 port.on('message', (batch: Batch<ToStoreThread>) => {
   for (const message of batch) {
-    if (message.kind === 'subscribe') {
+    if (message.kind === 'posted') {
+      posts.get(message.id)?.(message.result);
+      posts.delete(message.id);
+    } else if (message.kind === 'subscribe') {
       subscribe(message.topics);
     } else if (message.kind === 'stop') {
       stopping ??= stop();

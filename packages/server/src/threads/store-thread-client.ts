@@ -3,6 +3,8 @@ import module from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Changes } from '../commands/changes.ts';
 import type { Config } from '../config.ts';
+import { webhookDispatcher } from '../delivery/guarded-dispatcher.ts';
+import { postWebhook } from '../delivery/post-webhook.ts';
 import type { Logger } from '../lib/logger.ts';
 import {
   Outbox,
@@ -62,6 +64,9 @@ export async function startStoreThread(options: {
   const signals = new EventEmitter();
   signals.setMaxListeners(0);
   const outbox = new Outbox<ToStoreThread>((batch) => worker.postMessage(batch));
+  // Webhook POSTs the store thread's delivery worker asks for (see store-thread-body.ts).
+  const webhooks = webhookDispatcher({ allowPrivate: options.config.webhookAllowPrivate });
+  let webhooksClosed: Promise<void> | null = null;
   let nextId = 1;
   let dead: Error | null = null;
   let stopped: (() => void) | null = null;
@@ -95,6 +100,13 @@ export async function startStoreThread(options: {
         case 'signal':
           signals.emit(message.topic, message.payload);
           break;
+        case 'post': {
+          const { id } = message;
+          void postWebhook({ ...message.post, dispatcher: webhooks }).then((result) =>
+            outbox.send({ kind: 'posted', id, result }),
+          );
+          break;
+        }
         case 'stopped':
           stopped?.();
           break;
@@ -106,6 +118,7 @@ export async function startStoreThread(options: {
   });
   worker.on('error', (error) => die(error));
   worker.on('exit', (code) => {
+    webhooksClosed ??= webhooks.close();
     if (!stopped) die(new Error(`The store thread exited (code ${code}).`));
   });
 
@@ -150,6 +163,7 @@ export async function startStoreThread(options: {
         outbox.flush();
       });
       await exited;
+      await webhooksClosed;
     },
   };
 }

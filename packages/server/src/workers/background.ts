@@ -2,7 +2,8 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { createGuardedDispatcher } from '../delivery/guarded-dispatcher.ts';
+import { webhookDispatcher as webhookDispatcherOf } from '../delivery/guarded-dispatcher.ts';
+import type { WebhookPoster } from '../delivery/post-webhook.ts';
 import { WebhookWorker } from '../delivery/webhook-worker.ts';
 import type { Carrier, CarrierHandlers, DeliveryReceipt } from '../carriers/carrier.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
@@ -32,6 +33,8 @@ export async function startBackground(deps: {
   webhookCa?: string;
   /** Per-attempt webhook timeout; 15 s unless a test shortens it. */
   webhookTimeoutMs?: number;
+  /** Makes the HTTP part of webhook attempts elsewhere (the HTTP thread of `serve`). */
+  webhookPoster?: WebhookPoster;
 }): Promise<Background> {
   const { config, clock, logger, secrets } = deps;
   // Everything started here commits apart from requests on PostgreSQL, and webhook
@@ -81,18 +84,21 @@ export async function startBackground(deps: {
     logger: logger.child({ worker: 'dispatcher' }),
   });
   dispatcher.start();
-  const webhookDispatcher = createGuardedDispatcher({
-    allowPrivate: config.webhookAllowPrivate,
-    connectTimeoutMs: deps.webhookTimeoutMs ?? 15_000,
-    ...(deps.webhookCa ? { ca: deps.webhookCa } : {}),
-    agent: { keepAliveTimeout: 30_000, connections: 16 },
-  });
+  // The HTTP part of each attempt: made by whoever was given (the HTTP thread of `serve`),
+  // else here, on a guarded dispatcher of this thread's own.
+  const webhookDispatcher = deps.webhookPoster
+    ? null
+    : webhookDispatcherOf({
+        allowPrivate: config.webhookAllowPrivate,
+        timeoutMs: deps.webhookTimeoutMs,
+        ca: deps.webhookCa,
+      });
   const webhooks = new WebhookWorker({
     store: onLane(deps.store, 'webhooks'),
     clock,
     logger: logger.child({ worker: 'webhooks' }),
     secrets,
-    dispatcher: webhookDispatcher,
+    ...(webhookDispatcher ? { dispatcher: webhookDispatcher } : { post: deps.webhookPoster! }),
     requireHttps: !config.webhookAllowPrivate,
     ...(deps.webhookTimeoutMs ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   });
@@ -100,7 +106,7 @@ export async function startBackground(deps: {
   return {
     async stop() {
       await webhooks.stop();
-      await webhookDispatcher.close();
+      await webhookDispatcher?.close();
       await dispatcher.stop();
       await carriers.test.stop();
       await carriers.live.stop();

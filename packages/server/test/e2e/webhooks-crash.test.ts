@@ -176,5 +176,39 @@ for (const engine of ENGINES) {
       assert.equal(receiver.at('/outbox').length, CONTACTS, 'each event once');
       await worker.stop();
     });
+
+    test('a SIGTERM while a delivery awaits its answer records that answer before exiting, and it is not sent again', async () => {
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      receiver.on('/slow', { status: 200, delayMs: 800 });
+      const first = await serve();
+      const client = new ApiClient(first.url, key);
+      const endpoint = await client.post('/v1/webhook_endpoints', {
+        url: `${receiver.url}/slow`,
+        events: ['contact.created'],
+      });
+      assert.equal(endpoint.status, 201, endpoint.text);
+      await createContacts(client, '718');
+      // Every POST has arrived; the answers are still held by the receiver.
+      await receiver.waitFor('/slow', CONTACTS);
+      const exit = await first.stop();
+      assert.deepEqual(exit, { code: 0, signal: null });
+
+      const second = await serve();
+      const after = new ApiClient(second.url, key);
+      const res = await after.get(`/v1/webhook_endpoints/${endpoint.body.id}/deliveries`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.length, CONTACTS);
+      for (const delivery of res.body.data) {
+        assert.equal(delivery.status, 'succeeded');
+        assert.deepEqual(
+          delivery.attempts.map((a: any) => a.statusCode),
+          [200],
+        );
+      }
+      await sleep(200);
+      assert.equal(receiver.at('/slow').length, CONTACTS, 'each event once');
+      await second.stop();
+    });
   });
 }
