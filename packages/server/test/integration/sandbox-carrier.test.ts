@@ -9,6 +9,7 @@ import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { insertMessage, insertRecipients } from '../../src/store/repos/messages.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { gate } from '../support/gate.ts';
 import { waitFor } from '../support/messaging.ts';
 import { outboundMessageRow } from '../support/rows.ts';
 
@@ -165,6 +166,67 @@ for (const engine of ENGINES) {
       await until('the delivered receipt', carrierRef, 2);
       await rounds();
       assert.deepEqual(reportedFor(carrierRef), [`${carrierRef}:sent`, `${carrierRef}:delivered`]);
+    });
+
+    test('a submission waits while over 2000 receipts are overdue, until the rounds catch up or a second has passed', async () => {
+      const at = T0 + 12_000_000;
+      let clockNow = at;
+      const stuck = gate();
+      let roundsEntered = 0;
+      const sandbox = sandboxCarrier({
+        store,
+        clock: { now: () => clockNow },
+        delayMs: 100,
+        logger: createLogger('silent'),
+      });
+      await sandbox.start({
+        receipts: async (receipts: readonly DeliveryReceipt[]) => {
+          roundsEntered++;
+          await stuck.opened;
+          return receipts.map((): ReceiptOutcome => 'applied');
+        },
+        inbound: async () => {},
+      });
+      let seq = 0;
+      const submit = () =>
+        sandbox.submit({
+          messageId: `msg_room_${seq}`,
+          accountId: ACCOUNT,
+          mode: 'test',
+          from: '+15550000000',
+          to: `+1555001${String(seq++).padStart(4, '0')}`,
+          body: 'room',
+          mediaUrls: [],
+          segments: 1,
+        });
+      /** Resolves to how long `promise` took, or null if it is still pending after `ms`. */
+      const settlesWithin = async (promise: Promise<unknown>, ms: number) => {
+        const started = performance.now();
+        const settled = await Promise.race([promise.then(() => true), sleep(ms).then(() => false)]);
+        return settled ? performance.now() - started : null;
+      };
+      try {
+        // 1250 messages owe 2500 receipts; a second later all are due, and a round is stuck.
+        await Promise.all(Array.from({ length: 1250 }, submit));
+        clockNow = at + 1_000;
+        await waitFor(async () => (roundsEntered > 0 ? true : undefined), 'a stuck round');
+
+        const whileStuck = submit();
+        assert.equal(await settlesWithin(whileStuck, 300), null, 'waits for room');
+        const waited = await settlesWithin(whileStuck, 5_000);
+        assert.ok(waited !== null, 'a stuck round does not stop submissions for good');
+
+        const beforeCatchUp = submit();
+        assert.equal(await settlesWithin(beforeCatchUp, 100), null, 'still no room');
+        stuck.open();
+        const caughtUp = await settlesWithin(beforeCatchUp, 5_000);
+        assert.ok(caughtUp !== null && caughtUp < 700, `released by the rounds: ${caughtUp} ms`);
+        assert.ok(roundsEntered >= 3, 'the rounds reported the overdue receipts first');
+        assert.notEqual(await settlesWithin(submit(), 100), null, 'room again: no wait');
+      } finally {
+        stuck.open();
+        await sandbox.stop();
+      }
     });
 
     test('a round reports up to 500 receipts when no request is about, and 50 among requests', async () => {

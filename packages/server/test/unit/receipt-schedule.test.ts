@@ -53,6 +53,18 @@ describe('the sandbox carrier’s schedule of owed receipts', () => {
     assert.equal(schedule.holds('a'), false);
   });
 
+  test('the receipts due by a time are counted without taking them', () => {
+    const schedule = new ReceiptSchedule();
+    for (let i = 0; i < 10; i++) schedule.add(owed(`r${i}`, 'sent', i * 10));
+    assert.equal(schedule.dueBy(-1), 0);
+    assert.equal(schedule.dueBy(0), 1);
+    assert.equal(schedule.dueBy(45), 5);
+    assert.equal(schedule.dueBy(1000), 10);
+    schedule.takeDue(45, 3);
+    assert.equal(schedule.dueBy(45), 2, 'taken receipts are no longer owed');
+    assert.equal(schedule.size, 7);
+  });
+
   test('thousands of receipts taken one round at a time all leave, in order', () => {
     const schedule = new ReceiptSchedule();
     for (let i = 0; i < 5000; i++) schedule.add(owed(`r${i}`, 'sent', i));

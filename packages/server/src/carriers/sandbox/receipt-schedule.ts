@@ -31,6 +31,19 @@ export class ReceiptSchedule {
     return this.size > 0 ? this.#items[this.#head]!.dueAt : Infinity;
   }
 
+  /** How many owed receipts are due by `now` (reported late, if any are). */
+  dueBy(now: number): number {
+    const items = this.#items;
+    let low = this.#head;
+    let high = items.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (items[mid]!.dueAt <= now) low = mid + 1;
+      else high = mid;
+    }
+    return low - this.#head;
+  }
+
   /** True while a receipt of `carrierRef` is owed or being reported (see `done`). */
   holds(carrierRef: string): boolean {
     return this.#held.has(carrierRef);

@@ -24,6 +24,16 @@ const REF_PREFIX = 'sbx_';
  */
 const BATCH = 500;
 const BATCH_AMONG_REQUESTS = 50;
+/**
+ * Receipts due and not yet reported beyond which a submission waits (at most
+ * ROOM_WAIT_MS) for the rounds to catch up. Receipts outnumber submissions two to
+ * one, and a backlog of queued messages is submitted faster than its receipts are
+ * reported: without this, a drained backlog of 120 k messages left 240 k receipts
+ * owed in memory (+30 MB). More than the receipts of one dispatcher round (2 x 500),
+ * so that a round's own receipts, not reportable before it settles, never stop it.
+ */
+const MAX_OVERDUE = 2_000;
+const ROOM_WAIT_MS = 1_000;
 /** How often the recipients are read for receipts another instance owed and never reported. */
 const RECOVERY_EVERY_MS = 5_000;
 /** A receipt this much overdue is taken for lost with the instance that owed it. */
@@ -80,6 +90,24 @@ export function sandboxCarrier(options: {
   /** In-flight recipients last changed before this were looked at by a recovery scan. */
   let recoveredUpTo: number | null = null;
   let nextRecoveryAt = 0;
+  /** Submissions waiting for the overdue receipts to fall under MAX_OVERDUE. */
+  let roomWaiters: (() => void)[] = [];
+  const hasRoom = () => schedule.dueBy(clock.now()) < MAX_OVERDUE;
+  const releaseWaiters = () => {
+    if (roomWaiters.length === 0 || !hasRoom()) return;
+    const waiters = roomWaiters;
+    roomWaiters = [];
+    for (const resolve of waiters) resolve();
+  };
+  /** Resolves once there is room, or after ROOM_WAIT_MS: a stuck round never stops submissions. */
+  const room = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ROOM_WAIT_MS);
+      roomWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 
   /** Owes the receipts of `phone`'s timeline still to come after `after`, counted from `since`. */
   const owe = (carrierRef: string, phone: string, after: 'submission' | 'sent', since: number) => {
@@ -170,6 +198,7 @@ export function sandboxCarrier(options: {
           schedule.done(receipt);
         }
       });
+      releaseWaiters();
     }
     if (schedule.earliest <= clock.now()) return { again: 'now' } as const;
     return {
@@ -202,8 +231,10 @@ export function sandboxCarrier(options: {
     async stop() {
       store.signals.off('outbound.submitted', onSubmitted);
       await pump.stop();
+      for (const resolve of roomWaiters.splice(0)) resolve();
     },
     async submit(submission: Submission) {
+      if (!hasRoom()) await room();
       const now = clock.now();
       const carrierRef = newId('sbx', now);
       owe(carrierRef, submission.to, 'submission', now);
