@@ -494,7 +494,7 @@ describe('the switchboard command', () => {
       // The same process, replaced in place by one started with the flags.
       const command = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
       for (const flag of [
-        '--max-semi-space-size=8',
+        '--max-semi-space-size=2',
         '--no-allocation-site-pretenuring',
         '--heap-growing-percent=25',
       ]) {
