@@ -98,19 +98,12 @@ export async function webhookLatency(options: {
   });
 }
 
-/**
- * POST → inbox push: signs in to the softphone, opens /app/ws with the session
- * cookie, and times each send until its `message.created` push arrives.
- */
-export async function pushLatency(options: {
+/** Signs in to the softphone; returns the session cookie. */
+export async function signIn(options: {
   url: string;
-  key: string;
-  from: string;
   email: string;
   password: string;
-  count: number;
-  perSecond: number;
-}): Promise<{ latencies: number[]; missing: number }> {
+}): Promise<string> {
   const login = await fetch(`${options.url}/app/api/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -118,10 +111,25 @@ export async function pushLatency(options: {
   });
   if (login.status !== 200)
     throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-  const cookie = login.headers
+  return login.headers
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
+}
+
+/**
+ * POST → inbox push: opens /app/ws with a session cookie (`signIn`), and times
+ * each send until its `message.created` push arrives.
+ */
+export async function pushLatency(options: {
+  url: string;
+  key: string;
+  from: string;
+  cookie: string;
+  count: number;
+  perSecond: number;
+}): Promise<{ latencies: number[]; missing: number }> {
+  const { cookie } = options;
   const socket = new WebSocket(`${options.url.replace('http', 'ws')}/app/ws?mode=test`, {
     headers: { cookie },
   });

@@ -1,7 +1,7 @@
 // Child processes of the bench: the service, the CLI, the reference server and the webhook
 // receiver, each on 127.0.0.1 only, plus what /proc says about them (CPU time, peak RSS).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +34,14 @@ export function cpuMs(pid: number): number {
 export function peakRssMb(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : 0;
+}
+
+/**
+ * Starts a new peak: the process's VmHWM becomes its current resident set (proc(5),
+ * `clear_refs`: "5"), so the next `peakRssMb` covers only what ran since.
+ */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** The environment of a child: this process's, without Switchboard settings, plus `env`. */

@@ -16,7 +16,10 @@ export interface Measurements {
   refLoop: { perSecond: number };
   toWebhook: { latencies: number[]; missing: number };
   toPush: { latencies: number[]; missing: number };
+  /** Peak RSS under the loads (every phase but the sign-in), MiB. */
   rss: number;
+  /** Peak RSS while one softphone user signs in (a memory-hard password hash), MiB. */
+  signInRss: number;
   drainSeconds: number;
   seedSeconds: number;
 }
@@ -89,7 +92,11 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
       name: 'POST → inbox WebSocket push p50 / p99',
       value: `${ms(p(pushPs, 50))} / ${ms(p(pushPs, 99))}`,
     },
-    { name: 'peak RSS of the service', value: fmt(rss, ' MB') },
+    { name: 'peak RSS of the service under load', value: fmt(rss, ' MB') },
+    {
+      name: 'peak RSS during one softphone sign-in (scrypt, 32 MiB)',
+      value: fmt(m.signInRss, ' MB'),
+    },
     { name: 'backlog of the POST load delivered after', value: fmt(drainSeconds, ' s', 1) },
     {
       name: `seeding ${fmt((MESSAGES - 10_000) / 1e6, ' M', 2)} messages through the store`,

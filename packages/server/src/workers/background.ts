@@ -2,7 +2,6 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import { webhookDispatcher as webhookDispatcherOf } from '../delivery/guarded-dispatcher.ts';
 import type { WebhookPoster } from '../delivery/post-webhook.ts';
 import { WebhookWorker } from '../delivery/webhook-worker.ts';
 import type { Carrier, CarrierHandlers, DeliveryReceipt } from '../carriers/carrier.ts';
@@ -85,10 +84,11 @@ export async function startBackground(deps: {
   });
   dispatcher.start();
   // The HTTP part of each attempt: made by whoever was given (the HTTP thread of `serve`),
-  // else here, on a guarded dispatcher of this thread's own.
+  // else here, on a guarded dispatcher of this thread's own. Imported only then: a thread
+  // that never makes a request does not load undici.
   const webhookDispatcher = deps.webhookPoster
     ? null
-    : webhookDispatcherOf({
+    : (await import('../delivery/guarded-dispatcher.ts')).webhookDispatcher({
         allowPrivate: config.webhookAllowPrivate,
         timeoutMs: deps.webhookTimeoutMs,
         ca: deps.webhookCa,
