@@ -483,7 +483,7 @@ describe('the switchboard command', () => {
     }
   });
 
-  test('serve runs in its own process with the server’s V8 heap flags, its modules compiled ahead once', async () => {
+  test('serve runs in its own process with the server’s V8 heap flags and two malloc arenas, its modules compiled ahead once', async () => {
     const cacheHome = mkdtempSync(join(tmpdir(), 'switchboard-cache-'));
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
     const env = { XDG_CACHE_HOME: cacheHome, SWITCHBOARD_DATA_DIR: dataDir };
@@ -500,6 +500,8 @@ describe('the switchboard command', () => {
       ]) {
         assert.ok(command.includes(flag), `${flag} in ${command.join(' ')}`);
       }
+      const environment = readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0');
+      assert.ok(environment.includes('MALLOC_ARENA_MAX=2'), 'two malloc arenas');
       assert.equal((await fetch(`${server.url}/healthz`)).status, 200);
       assert.deepEqual(await server.stop(), { code: 0, signal: null });
       assert.equal(warmMarkers().length, 1, 'the cache was filled before the server started');
