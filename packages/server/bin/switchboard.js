@@ -34,8 +34,9 @@ const SERVER_V8_FLAGS = [
  * thread that allocates (the HTTP and store threads, the checkpointer, libuv's pool,
  * V8's compiler threads) an arena of its own, and freed memory stays in the arena it
  * came from: V8's compiler zones peak at 9–31 MB on a thread while it optimizes. Two
- * arenas: the bench's peak under load 226–250 MB in six runs without, 216–222 MB in five
- * with, CPU per request within the runs' spread.
+ * arenas: the bench's peak under load 226–250 MB in six short runs without, 216–222 MB
+ * in five with (229–235 and 206–233 MB in full runs), CPU per request within the runs'
+ * spread.
  */
 const SERVER_ENV = { MALLOC_ARENA_MAX: '2' };
 
