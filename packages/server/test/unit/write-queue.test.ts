@@ -282,10 +282,10 @@ describe('write queue (group commit)', () => {
         backgroundAt.push(performance.now());
       }
     })();
-    // Requests back to back for 300 ms, each holding the writer 0.5 ms: it is never idle.
+    // Requests back to back for 400 ms, each holding the writer 0.5 ms: it is never idle.
     const started = performance.now();
     let sends = 0;
-    while (performance.now() - started < 300) {
+    while (performance.now() - started < 400) {
       await queue.submit(async () => {
         work(0.5);
         current.push(`send ${sends++}`);
@@ -293,14 +293,16 @@ describe('write queue (group commit)', () => {
     }
     stop = true;
     await carrier;
-    const busy = backgroundAt.filter((at) => at - started > 30 && at - started < 300);
+    // From three of the load's time constants in (it is a decaying average of the writer's
+    // time): on a loaded machine the first rounds may come before it has crossed BUSY_SHARE.
+    const busy = backgroundAt.filter((at) => at - started > 75 && at - started < 400);
     const gaps = busy.slice(1).map((at, i) => at - busy[i]!);
     assert.ok(sends > 100, `requests kept coming (${sends})`);
     assert.ok(
       gaps.every((gap) => gap >= BACKGROUND_WAIT_MS - 2),
       `no more often than every ${BACKGROUND_WAIT_MS} ms: ${gaps.map(Math.round).join(', ')}`,
     );
-    assert.ok(busy.length >= 4, `and it never stops: ${busy.length} rounds in 270 ms`);
+    assert.ok(busy.length >= 4, `and it never stops: ${busy.length} rounds in 325 ms`);
     assert.ok(
       batches.some((b) => b.includes('receipts') && b.some((u) => u.startsWith('send'))),
       'a background turn shares its batch with requests',

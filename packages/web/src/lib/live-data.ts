@@ -2,6 +2,7 @@ import type { Contact, Message } from '@switchboard/sdk';
 import type { ApiClient } from './api.ts';
 import { formatPhone } from './format.ts';
 import { openRealtime, type ConnectionState, type RealtimeHandle } from './realtime.ts';
+import { withPushes } from './thread-merge.ts';
 import type { CallLogEntry, Conversation, ListOf, Push } from './types.ts';
 
 /** Everything the inbox, calls and contacts screens show, kept current by the realtime channel. */
@@ -55,6 +56,8 @@ export class LiveData {
   };
   #realtime: RealtimeHandle | null = null;
   #open: string | null = null;
+  /** For each thread load in flight, by conversation: the messages pushed since it started. */
+  readonly #pushedWhileLoading = new Map<string, Set<Map<string, Message>>>();
   #names: { contacts: Contact[] | null; map: Map<string, string> } = {
     contacts: null,
     map: new Map(),
@@ -146,10 +149,18 @@ export class LiveData {
 
   /** Loads one thread (and refreshes its row in the list). */
   async loadThread(id: string): Promise<void> {
-    const { conversation, messages } = await this.api.get<{
-      conversation: Conversation;
-      messages: Message[];
-    }>(`/conversations/${encodeURIComponent(id)}`);
+    const pushed = new Map<string, Message>();
+    const loads = this.#pushedWhileLoading.get(id) ?? new Set();
+    this.#pushedWhileLoading.set(id, loads.add(pushed));
+    let answer: { conversation: Conversation; messages: Message[] };
+    try {
+      answer = await this.api.get(`/conversations/${encodeURIComponent(id)}`);
+    } finally {
+      loads.delete(pushed);
+      if (loads.size === 0) this.#pushedWhileLoading.delete(id);
+    }
+    const { conversation } = answer;
+    const messages = withPushes(answer.messages, pushed);
     this.#set({ threads: { ...this.#snapshot.threads, [id]: messages } });
     const reading = id === this.#open;
     this.#upsertConversation({
@@ -200,9 +211,11 @@ export class LiveData {
         void this.refreshAll();
         return;
       case 'message.created':
+        this.#notePush(push.message);
         this.#addMessage(push.message, push.contactName ?? null);
         return;
       case 'message.updated':
+        this.#notePush(push.message);
         this.#updateMessage(push.message);
         return;
       case 'call.created': {
@@ -221,6 +234,13 @@ export class LiveData {
       case 'conversation.read':
         this.#patchConversation(push.conversationId, { unreadCount: 0 });
         return;
+    }
+  }
+
+  /** Keeps a pushed message for the loads of its thread in flight (see withPushes). */
+  #notePush(message: Message): void {
+    for (const pushed of this.#pushedWhileLoading.get(message.conversationId) ?? []) {
+      pushed.set(message.id, message);
     }
   }
 
