@@ -221,7 +221,7 @@ for (const engine of ENGINES) {
         stuck.open();
         const caughtUp = await settlesWithin(beforeCatchUp, 5_000);
         assert.ok(caughtUp !== null && caughtUp < 700, `released by the rounds: ${caughtUp} ms`);
-        assert.ok(roundsEntered >= 3, 'the rounds reported the overdue receipts first');
+        assert.ok(roundsEntered >= 2, 'released once a round after the stuck one has reported');
         assert.notEqual(await settlesWithin(submit(), 100), null, 'room again: no wait');
       } finally {
         stuck.open();
