@@ -43,22 +43,14 @@ export class ApiKeyCache {
   }
 
   /**
-   * The principal of an `Authorization` header, as `authenticateApiKey` resolves it.
-   * With `confirm`, the key is looked up now; without, a principal already known
-   * is answered as it is, and the caller must have the key confirmed where it acts.
+   * The principal of an `Authorization` header, as `authenticateApiKey` resolves it:
+   * the key is looked up now, and remembered for `known` if it is valid.
    */
-  async authenticate(
-    authorization: string | undefined,
-    options: { confirm: boolean },
-  ): Promise<ApiKeyPrincipal> {
+  async authenticate(authorization: string | undefined): Promise<ApiKeyPrincipal> {
     const secret = bearerToken(authorization);
     const mode = secret ? parseKeyMode(secret) : null;
     if (!secret || !mode) return authenticateApiKey(this.#store.db, authorization);
     const hash = sha256Hex(secret);
-    if (!options.confirm) {
-      const known = this.#principals.get(hash);
-      if (known) return known;
-    }
     // An invalid key throws: only valid ones are kept.
     const principal = await authenticateApiKey(this.#store.db, authorization, hash);
     if (this.#principals.size >= MAX_ENTRIES) this.#principals.clear();

@@ -136,11 +136,6 @@ export type CommandInput<K extends CommandName> = Parameters<(typeof COMMANDS)[K
 /** What command `K` answers. */
 export type CommandResult<K extends CommandName> = Awaited<ReturnType<(typeof COMMANDS)[K]>>;
 
-/** True when `name` is a command of the registry (a message from another thread names one). */
-export function isCommandName(name: unknown): name is CommandName {
-  return typeof name === 'string' && Object.hasOwn(COMMANDS, name);
-}
-
 /** Runs command `name` inside `tx`. */
 export function runCommand<K extends CommandName>(
   tx: WriteTx,

@@ -117,8 +117,6 @@ interface Pending {
   durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-  /** `performance.now()` when it was submitted. */
-  queuedAt: number;
   /** A request's unit, or a background lane's. */
   lane: 'request' | 'background';
 }
@@ -238,7 +236,6 @@ export class WriteQueue {
         durable,
         resolve: resolve as (v: unknown) => void,
         reject,
-        queuedAt: performance.now(),
         lane,
       });
       this.#schedule();

@@ -41,6 +41,19 @@ function recordingRunner() {
   return { runner, flushes, batches };
 }
 
+/** A transaction runner already on disk, recording the names its batches' units `record`. */
+function namingRunner() {
+  const batches: string[][] = [];
+  let current: string[] = [];
+  const runner: TransactionRunner = async (body) => {
+    current = [];
+    await body(fakeDb);
+    batches.push(current);
+    return { onDisk: Promise.resolve() };
+  };
+  return { runner, batches, record: (name: string) => current.push(name) };
+}
+
 /** Lets every pending turn and microtask run. */
 async function settle() {
   for (let i = 0; i < 5; i++) await nextTurn();
@@ -244,16 +257,9 @@ describe('write queue (group commit)', () => {
   });
 
   test('a unit of a background lane runs at once when no request waits', async () => {
-    const batches: string[][] = [];
-    let current: string[] = [];
-    const runner: TransactionRunner = async (body) => {
-      current = [];
-      await body(fakeDb);
-      batches.push(current);
-      return { onDisk: Promise.resolve() };
-    };
+    const { runner, batches, record } = namingRunner();
     const queue = new WriteQueue(runner, new EventEmitter());
-    await queue.submit(async () => current.push('receipts'), { lane: 'carrier' });
+    await queue.submit(async () => record('receipts'), { lane: 'carrier' });
     assert.deepEqual(batches, [['receipts']]);
   });
 
@@ -264,21 +270,14 @@ describe('write queue (group commit)', () => {
   }
 
   test('while requests keep the writer busy, background units commit once per BACKGROUND_WAIT_MS, no more and no less', async () => {
-    const batches: string[][] = [];
-    let current: string[] = [];
-    const runner: TransactionRunner = async (body) => {
-      current = [];
-      await body(fakeDb);
-      batches.push(current);
-      return { onDisk: Promise.resolve() };
-    };
+    const { runner, batches, record } = namingRunner();
     const queue = new WriteQueue(runner, new EventEmitter());
     const backgroundAt: number[] = [];
     let stop = false;
     // The carrier side: a round as soon as the last one committed, as its pumps do.
     const carrier = (async () => {
       while (!stop) {
-        await queue.submit(async () => current.push('receipts'), { lane: 'carrier' });
+        await queue.submit(async () => record('receipts'), { lane: 'carrier' });
         backgroundAt.push(performance.now());
       }
     })();
@@ -288,7 +287,7 @@ describe('write queue (group commit)', () => {
     while (performance.now() - started < 400) {
       await queue.submit(async () => {
         work(0.5);
-        current.push(`send ${sends++}`);
+        record(`send ${sends++}`);
       });
     }
     stop = true;

@@ -60,6 +60,22 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
     }
   };
 
+  /** Admits `request` and lets it go on, or ends it with the error `admit` threw. */
+  const admitThen = (
+    request: FastifyRequest,
+    done: (error?: Error) => void,
+    principal: ApiKeyPrincipal,
+    confirmed: boolean,
+  ) => {
+    try {
+      admit(request, principal, confirmed);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
+  };
+
   // A callback, not a promise: a request whose principal is known is admitted in this turn.
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     if (request.routeOptions.config.public || !request.url.startsWith('/v1')) {
@@ -68,25 +84,12 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
     }
     const confirm = request.routeOptions.config.keyCheckedByCommand !== true;
     const known = confirm ? undefined : keys.known(request.headers.authorization);
-    if (known) {
-      try {
-        admit(request, known, false);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      done();
-      return;
+    if (known) admitThen(request, done, known, false);
+    else {
+      keys
+        .authenticate(request.headers.authorization)
+        .then((principal) => admitThen(request, done, principal, confirm), done);
     }
-    keys.authenticate(request.headers.authorization, { confirm }).then((principal) => {
-      try {
-        admit(request, principal, confirm);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      done();
-    }, done);
   });
 }
 
@@ -97,7 +100,7 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
  */
 export async function confirmKey(request: FastifyRequest): Promise<void> {
   if (!request.principal || request.keyConfirmed) return;
-  await request.server.apiKeys.authenticate(request.headers.authorization, { confirm: true });
+  await request.server.apiKeys.authenticate(request.headers.authorization);
   request.keyConfirmed = true;
 }
 
