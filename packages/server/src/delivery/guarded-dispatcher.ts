@@ -1,10 +1,11 @@
 // The connection side of the SSRF defence (ssrf-guard.ts): an undici dispatcher that
-// connects only to addresses it has checked. Apart from the rules so that the HTTP thread,
-// which checks URLs but never delivers, does not load undici (3.5 MB of heap).
+// connects only to addresses it has checked. Apart from the rules so that the store thread,
+// which checks URLs but never delivers, does not load undici.
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+import { buildConnector as connectorOf, newAgent } from './undici-parts.ts';
 import {
   classifyAddress,
   firstBlocked,
@@ -64,7 +65,7 @@ export function createGuardedDispatcher({
         (err: Error) => callback(err, ''),
       );
   };
-  const connector = buildConnector({ timeout: connectTimeoutMs, lookup, ...(ca ? { ca } : {}) });
+  const connector = connectorOf({ timeout: connectTimeoutMs, lookup, ...(ca ? { ca } : {}) });
   const connect: buildConnector.connector = (options, callback) => {
     // Node skips `lookup` when the host is already an IP address, so literals are checked here.
     if (isIP(options.hostname) !== 0) {
@@ -76,7 +77,7 @@ export function createGuardedDispatcher({
     }
     connector(options, callback);
   };
-  return new Agent({ ...agent, connect });
+  return newAgent({ ...agent, connect });
 }
 
 /**
