@@ -483,7 +483,7 @@ describe('the switchboard command', () => {
     }
   });
 
-  test('serve runs in its own process with the server’s V8 heap flags and two malloc arenas, its modules compiled ahead once', async () => {
+  test('serve runs in its own process with the server’s V8 heap and compiler flags and two malloc arenas, its modules compiled ahead once', async () => {
     const cacheHome = mkdtempSync(join(tmpdir(), 'switchboard-cache-'));
     const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
     const env = { XDG_CACHE_HOME: cacheHome, SWITCHBOARD_DATA_DIR: dataDir };
@@ -497,6 +497,8 @@ describe('the switchboard command', () => {
         '--max-semi-space-size=2',
         '--no-allocation-site-pretenuring',
         '--heap-growing-percent=25',
+        '--no-concurrent-recompilation',
+        '--liftoff-only',
       ]) {
         assert.ok(command.includes(flag), `${flag} in ${command.join(' ')}`);
       }
