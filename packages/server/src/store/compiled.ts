@@ -57,9 +57,10 @@ interface Shape {
  * A query shape that Kysely builds and compiles once per engine and that then runs
  * with new parameters. Building and compiling cost ~5 µs of the ~11 µs a statement
  * took through Kysely on SQLite, for SQL that never changes between calls; this is
- * for the hottest statements only (the send path). `build` must only pass its
- * arguments through as values (no arithmetic or branching on them): it is called
- * once with placeholders, and Kysely's compiled parameter order is stable.
+ * for the hottest statements only (the send path, the carrier side, `GET` of a
+ * message). `build` must only pass its arguments through as values (no arithmetic or
+ * branching on them): it is called once with placeholders, and Kysely's compiled
+ * parameter order is stable.
  * On a connection with a direct runner a call allocates only its parameter list:
  * these statements run some 25 times per message, and each object made per call
  * was garbage the young generation had to sweep.

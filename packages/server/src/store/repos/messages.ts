@@ -53,20 +53,24 @@ export async function insertRecipients(db: Kysely<DB>, rows: RecipientRow[]): Pr
   await insertRecipientRows(db, rows);
 }
 
+// Compiled once: `GET /v1/messages/{id}` runs it for every request.
+const selectMessage = compiled((db: Kysely<DB>, accountId: string, mode: Mode, id: string) =>
+  db
+    .selectFrom('messages')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode),
+);
+
 /** One message within its account and mode. */
-export function findMessage(
+export async function findMessage(
   db: Kysely<DB>,
   accountId: string,
   mode: Mode,
   id: string,
 ): Promise<MessageRow | undefined> {
-  return db
-    .selectFrom('messages')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
-    .executeTakeFirst();
+  return (await selectMessage(db, accountId, mode, id))[0];
 }
 
 // Compiled once: the carrier side runs these for every receipt (see store/compiled.ts).
