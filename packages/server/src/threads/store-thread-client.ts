@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import module from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Changes } from '../commands/changes.ts';
+import type { Agent } from 'undici';
 import type { Config } from '../config.ts';
 import { webhookDispatcher } from '../delivery/guarded-dispatcher.ts';
 import { postWebhook } from '../delivery/post-webhook.ts';
@@ -64,8 +65,11 @@ export async function startStoreThread(options: {
   const signals = new EventEmitter();
   signals.setMaxListeners(0);
   const outbox = new Outbox<ToStoreThread>((batch) => worker.postMessage(batch));
-  // Webhook POSTs the store thread's delivery worker asks for (see store-thread-body.ts).
-  const webhooks = webhookDispatcher({ allowPrivate: options.config.webhookAllowPrivate });
+  // Webhook POSTs the store thread's delivery worker asks for (see store-thread-body.ts),
+  // through a dispatcher made at the first: a service without endpoints never loads undici.
+  let webhooks: Agent | null = null;
+  const webhooksDispatcher = () =>
+    (webhooks ??= webhookDispatcher({ allowPrivate: options.config.webhookAllowPrivate }));
   let webhooksClosed: Promise<void> | null = null;
   let nextId = 1;
   let dead: Error | null = null;
@@ -102,7 +106,7 @@ export async function startStoreThread(options: {
           break;
         case 'post': {
           const { id } = message;
-          void postWebhook({ ...message.post, dispatcher: webhooks }).then((result) =>
+          void postWebhook({ ...message.post, dispatcher: webhooksDispatcher() }).then((result) =>
             outbox.send({ kind: 'posted', id, result }),
           );
           break;
@@ -118,7 +122,7 @@ export async function startStoreThread(options: {
   });
   worker.on('error', (error) => die(error));
   worker.on('exit', (code) => {
-    webhooksClosed ??= webhooks.close();
+    webhooksClosed ??= webhooks?.close() ?? Promise.resolve();
     if (!stopped) die(new Error(`The store thread exited (code ${code}).`));
   });
 

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
-import { REQUESTS_ABOUT } from '../store/write-queue.ts';
+import { backgroundRound } from '../store/write-queue.ts';
 import {
   findMessagesByIds,
   findRecipient,
@@ -19,9 +19,6 @@ import {
 } from '../store/repos/submissions.ts';
 import type { Store } from '../store/store.ts';
 
-/** Submissions claimed per round, and while requests are about (see sandbox-carrier.ts). */
-const BATCH = 500;
-const BATCH_AMONG_REQUESTS = 50;
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
 const LEASE_MS = 60_000;
 /** Waits between attempts after transient carrier errors; then the recipient fails as unreachable. */
@@ -119,7 +116,8 @@ export class MessageDispatcher {
   async #round() {
     const now = this.#clock.now();
     // A lease lost in a crash is only taken again: no need to wait for the disk.
-    const batch = this.#store.requestLoad() > REQUESTS_ABOUT ? BATCH_AMONG_REQUESTS : BATCH;
+    // Submissions claimed per round.
+    const batch = backgroundRound(this.#store.requestLoad());
     const claimed = await this.#store.write(
       (tx) => claimSubmissions(tx.db, this.#store.capabilities, now, batch, LEASE_MS),
       { durable: false },

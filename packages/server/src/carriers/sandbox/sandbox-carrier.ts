@@ -8,29 +8,20 @@ import {
   type InFlightCursor,
 } from '../../store/repos/in-flight-recipients.ts';
 import type { Store } from '../../store/store.ts';
-import { REQUESTS_ABOUT } from '../../store/write-queue.ts';
+import { backgroundRound } from '../../store/write-queue.ts';
 import type { Carrier, CarrierHandlers, Submission } from '../carrier.ts';
 import { ReceiptSchedule, type OwedReceipt } from './receipt-schedule.ts';
 
 /** The sandbox's references start with this; nothing else's do. */
 const REF_PREFIX = 'sbx_';
 /**
- * Receipts reported per round: one batch, one transaction, each round waiting for
- * its commit to be durable. A round holds the writer while it runs (~20 µs a
- * receipt), and requests wait behind it: while there are any (`store.requestLoad()`),
- * 50 keep that near a millisecond (200 took ~4 ms, a stall in the POST load's
- * pipeline); otherwise 500 share each flush of the log (a backlog drained at
- * 19 k messages/s instead of 9 k).
- */
-const BATCH = 500;
-const BATCH_AMONG_REQUESTS = 50;
-/**
  * Receipts due and not yet reported beyond which a submission waits (at most
  * ROOM_WAIT_MS) for the rounds to catch up. Receipts outnumber submissions two to
  * one, and a backlog of queued messages is submitted faster than its receipts are
  * reported: without this, a drained backlog of 120 k messages left 240 k receipts
- * owed in memory (+30 MB). More than the receipts of one dispatcher round (2 x 500),
- * so that a round's own receipts, not reportable before it settles, never stop it.
+ * owed in memory (+30 MB). More than the receipts of one dispatcher round (two for
+ * each of its up to 500 submissions, `backgroundRound`), so that a round's own
+ * receipts, not reportable before it settles, never stop it.
  */
 const MAX_OVERDUE = 2_000;
 const ROOM_WAIT_MS = 1_000;
@@ -175,10 +166,8 @@ export function sandboxCarrier(options: {
       unknown = [];
       unknownRetryAt = Infinity;
     }
-    const due = schedule.takeDue(
-      now,
-      store.requestLoad() > REQUESTS_ABOUT ? BATCH_AMONG_REQUESTS : BATCH,
-    );
+    // Receipts reported per round (each round waits for its commit to be durable).
+    const due = schedule.takeDue(now, backgroundRound(store.requestLoad()));
     if (due.length > 0) {
       let outcomes;
       try {
