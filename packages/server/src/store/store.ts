@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { Kysely, sql } from 'kysely';
+import { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts';
 import {
@@ -148,6 +148,8 @@ function openSqliteStore(options: StoreOptions): Opened {
     writer.exec('BEGIN IMMEDIATE');
     try {
       noticeSchemaChanges();
+      // The batch's signals stay in this process: no other one listens on a SQLite
+      // file (they notice its commits through `foreignChanges`).
       await body(writerDb);
       writer.exec('COMMIT');
     } catch (error) {
@@ -193,10 +195,11 @@ function openSqliteStore(options: StoreOptions): Opened {
  * `DATABASE_URL` asks for them: a SQLite server never holds them in memory (~8 MB).
  */
 async function openPostgresStore(databaseUrl: string): Promise<Opened> {
-  const [{ openPostgresPool, postgresDialect }, { listenForSignals, newOrigin, relaySignals }] =
+  const [{ openPostgresPool, postgresDialect }, { listenForSignals, newOrigin }, { postgresLane }] =
     await Promise.all([
       import('./dialects/postgres.ts'),
       import('./dialects/postgres-signal-relay.ts'),
+      import('./dialects/postgres-lane.ts'),
     ]);
   const pool = openPostgresPool(databaseUrl);
   const db = new Kysely<DB>({ dialect: postgresDialect(pool) });
@@ -206,28 +209,15 @@ async function openPostgresStore(databaseUrl: string): Promise<Opened> {
   const relay = listenForSignals(databaseUrl, origin, (topic, payload) =>
     signals.emit(topic, payload),
   );
-  const lane = () =>
-    new WriteQueue(
-      async (body, durable) => {
-        await db.transaction().execute(async (tx) => {
-          // Without waiting for the WAL flush; a later synchronous commit flushes it too.
-          if (!durable) await sql`set local synchronous_commit to off`.execute(tx);
-          await body(tx);
-        });
-        // A synchronous commit has waited for the disk already.
-        return { onDisk: ON_DISK };
-      },
-      signals,
-      (tx, batch) => relaySignals(tx, origin, batch),
-    );
-  // The lanes, each one transaction at a time on its own pooled connection (see
-  // WriteOptions.lane). They touch different rows almost always (new sends, the
-  // receipts of earlier ones, the attempts of their webhooks); when they do meet,
-  // PostgreSQL's row locks order them, as they do for instances sharing the database.
-  const lanes = Object.fromEntries(WRITE_LANES.map((name) => [name, lane()])) as Record<
-    WriteLane,
-    WriteQueue
-  >;
+  // The lanes, each one transaction at a time on a connection of its own (see
+  // WriteOptions.lane and dialects/postgres-lane.ts). They touch different rows almost
+  // always (new sends, the receipts of earlier ones, the attempts of their webhooks);
+  // when they do meet, PostgreSQL's row locks order them, as they do for instances
+  // sharing the database.
+  const connections = WRITE_LANES.map(() => postgresLane(databaseUrl, origin));
+  const lanes = Object.fromEntries(
+    WRITE_LANES.map((name, i) => [name, new WriteQueue(connections[i]!.run, signals)]),
+  ) as Record<WriteLane, WriteQueue>;
   let calls = 0;
   const store: Store = {
     engine: 'postgres',
@@ -239,6 +229,7 @@ async function openPostgresStore(databaseUrl: string): Promise<Opened> {
     requestLoad: () => 0,
     async close() {
       await Promise.all(Object.values(lanes).map((queue) => queue.close()));
+      await Promise.all(connections.map((lane) => lane.close()));
       await relay.close();
       await db.destroy();
     },

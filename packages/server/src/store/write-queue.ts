@@ -12,7 +12,7 @@ export interface WriteTx {
   afterCommit(fn: () => void): void;
   /**
    * Emits `topic` on the store's signals once the transaction is durable; on
-   * PostgreSQL also in every other process sharing the database (SignalRelay).
+   * PostgreSQL also in every other process sharing the database (dialects/postgres-lane.ts).
    */
   publish(topic: string, payload: unknown): void;
   /**
@@ -38,17 +38,41 @@ export interface WriteTx {
  */
 export type WriteUnit<T> = (tx: WriteTx) => Promise<T>;
 
+/** A signal as `tx.publish` made it. */
+export interface Signal {
+  topic: string;
+  payload: unknown;
+}
+
 /**
  * Runs `body` inside one database transaction and resolves once it is committed,
  * with `onDisk`, which resolves once the commit is durable: at once where the
  * commit itself waited for the disk (PostgreSQL), after a flush of the log
  * where it did not (SQLite, see dialects/sqlite-wal-sync.ts). `durable: false`
  * may skip the flush (see `WriteOptions`).
+ *
+ * `body` resolves with the signals its committed units published, in order: a
+ * runner whose database other processes share sends them with the commit, so that
+ * they hear of it (PostgreSQL NOTIFY, dialects/postgres-lane.ts). A runner whose
+ * database rolled the transaction back at its commit, because a statement had
+ * failed and a unit had swallowed the error, throws `TransactionAborted`.
  */
 export type TransactionRunner = (
-  body: (db: Kysely<DB>) => Promise<void>,
+  body: (db: Kysely<DB>) => Promise<Signal[]>,
   durable: boolean,
 ) => Promise<{ onDisk: Promise<void> }>;
+
+/**
+ * The database ended a transaction with a rollback instead of the commit asked for:
+ * one of its statements had failed (PostgreSQL then refuses every statement but a
+ * rollback), and a unit went on as if it had not (see WriteUnit).
+ */
+export class TransactionAborted extends Error {
+  constructor() {
+    super('The database rolled the transaction back: one of its statements had failed.');
+    this.name = 'TransactionAborted';
+  }
+}
 
 /** How a unit wants its commit. */
 export interface WriteOptions {
@@ -77,23 +101,11 @@ export interface WriteOptions {
 export const WRITE_LANES = ['request', 'carrier', 'webhooks'] as const;
 export type WriteLane = (typeof WRITE_LANES)[number];
 
-/**
- * Hands every signal the committed units published to other processes, from
- * inside the transaction (PostgreSQL), so instances sharing a database wake
- * their workers and push to their clients as if the change were their own.
- */
-export type SignalRelay = (
-  db: Kysely<DB>,
-  signals: { topic: string; payload: unknown }[],
-) => Promise<void>;
-
 // Compiled once: three of these statements wrap every unit, and building them through the
 // query builder cost more than running them.
 const SAVEPOINT = fixedQuery('savepoint unit');
 const RELEASE = fixedQuery('release savepoint unit');
 const ROLLBACK_TO = fixedQuery('rollback to savepoint unit');
-// Fails on PostgreSQL when the transaction is aborted (see #run).
-const STILL_USABLE = fixedQuery('select 1');
 
 /** How one unit of a committed batch ended, and what runs once it is durable. */
 interface Outcome {
@@ -207,7 +219,6 @@ export class WriteQueue {
   #closed = false;
   readonly #runTransaction: TransactionRunner;
   readonly #signals: EventEmitter;
-  readonly #relay: SignalRelay | null;
   readonly #reportError: (error: unknown) => void;
   readonly #memo = new Memo();
   /**
@@ -226,12 +237,10 @@ export class WriteQueue {
   constructor(
     runTransaction: TransactionRunner,
     signals: EventEmitter,
-    relay: SignalRelay | null = null,
     reportError: (error: unknown) => void = rethrowLater,
   ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
-    this.#relay = relay;
     this.#reportError = reportError;
   }
 
@@ -409,11 +418,11 @@ export class WriteQueue {
     const outcomes: Outcome[] = [];
     try {
       const { onDisk } = await this.#runTransaction(async (db) => {
-        const relayed: { topic: string; payload: unknown }[] = [];
+        const relayed: Signal[] = [];
         const shared = new Map<string, unknown>();
         for (const item of batch) {
           const after: (() => void)[] = [];
-          const published: { topic: string; payload: unknown }[] = [];
+          const published: Signal[] = [];
           const tx: WriteTx = {
             db,
             afterCommit: (fn) => after.push(fn),
@@ -445,22 +454,14 @@ export class WriteQueue {
             outcomes.push({ ok: false, value: error, after: [] });
           }
         }
-        if (!isolated) {
-          // A unit that caught a database error and returned leaves a PostgreSQL
-          // transaction aborted, and COMMIT would roll it back without an error while
-          // the batch was answered as committed. Units must not (see WriteUnit); if one
-          // did, this fails and the batch runs again isolated, where it fails alone.
-          try {
-            await runCompiled(db, STILL_USABLE);
-          } catch {
-            throw ROLLED_BACK;
-          }
-        }
-        if (this.#relay && relayed.length > 0) await this.#relay(db, relayed);
+        return relayed;
       }, durable);
       return { outcomes, onDisk };
     } catch (error) {
-      if (error === ROLLED_BACK) return null;
+      // A unit that caught a database error and returned left a PostgreSQL transaction
+      // aborted, and its commit rolled back instead (units must not; see WriteUnit).
+      // The batch runs again isolated, where that unit fails alone.
+      if (error === ROLLED_BACK || (!isolated && error instanceof TransactionAborted)) return null;
       throw error;
     }
   }

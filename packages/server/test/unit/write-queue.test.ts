@@ -6,7 +6,9 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../src/store/schema.ts';
 import {
   BACKGROUND_WAIT_MS,
+  TransactionAborted,
   WriteQueue,
+  type Signal,
   type TransactionRunner,
 } from '../../src/store/write-queue.ts';
 
@@ -154,7 +156,7 @@ describe('write queue (group commit)', () => {
       'a',
       'b',
     ]);
-    assert.deepEqual(statements, ['begin', 'select 1', 'commit']);
+    assert.deepEqual(statements, ['begin', 'commit']);
     assert.deepEqual(runs, ['a', 'b']);
 
     statements.length = 0;
@@ -196,15 +198,78 @@ describe('write queue (group commit)', () => {
       'release savepoint unit',
       'commit',
       'begin',
-      'select 1',
       'commit',
     ]);
+  });
+
+  test("the runner is handed the signals of the batch's committed units, in order, and none of a unit that failed", async () => {
+    const handed: Signal[][] = [];
+    const runner: TransactionRunner = async (body) => {
+      handed.push(await body(fakeDb));
+      return { onDisk: Promise.resolve() };
+    };
+    const queue = new WriteQueue(runner, new EventEmitter());
+    await Promise.allSettled([
+      queue.submit(async (tx) => {
+        tx.publish('a', 1);
+        tx.publish('b', 2);
+      }),
+      queue.submit(async (tx) => {
+        tx.publish('lost', 3);
+        throw new Error('rolled back');
+      }),
+      queue.submit(async (tx) => tx.publish('c', 4)),
+    ]);
+    assert.deepEqual(handed.at(-1), [
+      { topic: 'a', payload: 1 },
+      { topic: 'b', payload: 2 },
+      { topic: 'c', payload: 4 },
+    ]);
+  });
+
+  test('a batch whose commit the database turned into a rollback is never answered as committed: it runs again with a savepoint per unit, and only the unit that swallowed the error fails', async () => {
+    // A stand-in for PostgreSQL: once a statement has failed, the transaction refuses
+    // every statement but a rollback (to a savepoint), and COMMIT rolls back.
+    let aborted = false;
+    const db = {
+      executeQuery: async (query: { sql: string }) => {
+        if (query.sql === 'rollback to savepoint unit') aborted = false;
+        else if (aborted) throw new Error('current transaction is aborted');
+        return { rows: [] };
+      },
+    } as unknown as Kysely<DB>;
+    const outcomes: string[] = [];
+    const runner: TransactionRunner = async (body) => {
+      aborted = false;
+      await body(db);
+      outcomes.push(aborted ? 'rolled back' : 'committed');
+      if (aborted) throw new TransactionAborted();
+      return { onDisk: Promise.resolve() };
+    };
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const runs: string[] = [];
+    const settled = await Promise.allSettled([
+      queue.submit(async () => {
+        runs.push('fine');
+        return 'fine';
+      }),
+      queue.submit(async () => {
+        runs.push('swallows');
+        // What a unit must not do (see WriteUnit): its statement failed, and it goes on.
+        aborted = true;
+        return 'swallowed';
+      }),
+    ]);
+    assert.deepEqual(outcomes, ['rolled back', 'committed']);
+    assert.deepEqual(runs, ['fine', 'swallows', 'fine', 'swallows']);
+    assert.deepEqual(settled[0], { status: 'fulfilled', value: 'fine' });
+    assert.equal(settled[1]!.status, 'rejected');
   });
 
   test('after-commit work that throws does not keep its batch, or the next, from their answers', async () => {
     const { runner, flushes } = recordingRunner();
     const reported: unknown[] = [];
-    const queue = new WriteQueue(runner, new EventEmitter(), null, (e) => reported.push(e));
+    const queue = new WriteQueue(runner, new EventEmitter(), (e) => reported.push(e));
     const first = queue.submit(async (tx) => {
       tx.afterCommit(() => {
         throw new Error('listener bug');

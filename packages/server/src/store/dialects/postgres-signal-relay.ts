@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import type { DB } from '../schema.ts';
+import type { Signal } from '../write-queue.ts';
 
 /** The channel committed signals travel on between processes sharing one database. */
 export const SIGNAL_CHANNEL = 'switchboard_signals';
@@ -9,30 +8,23 @@ export const SIGNAL_CHANNEL = 'switchboard_signals';
 // NOTIFY payloads must stay under 8000 bytes.
 const MAX_PAYLOAD_BYTES = 7500;
 
-/** A signal as `tx.publish` made it. */
-export interface Signal {
-  topic: string;
-  payload: unknown;
-}
-
 /**
- * Sends a committed batch's signals to every other process (PostgreSQL NOTIFY,
- * inside the transaction, so only a commit is heard), packed into as few
- * notifications as the size limit allows. A single signal too large for one
- * notification is not relayed: clients of other instances pick it up when
- * they next refetch, and workers on their next poll.
+ * The statements that send a committed batch's signals to every other process
+ * (PostgreSQL NOTIFY, run inside the transaction, so only a commit is heard),
+ * packed into as few notifications as the size limit allows: SQL text with its
+ * values as literals, each statement ending in `;`, to go in one query with the
+ * COMMIT (dialects/postgres-lane.ts), or '' when there is nothing to send. A single
+ * signal too large for one notification is not relayed: clients of other instances
+ * pick it up when they next refetch, and workers on their next poll.
  */
-export async function relaySignals(
-  db: Kysely<DB>,
-  origin: string,
-  signals: Signal[],
-): Promise<void> {
+export function notifyStatements(origin: string, signals: Signal[]): string {
+  let statements = '';
   let chunk: [string, unknown][] = [];
   let size = 0;
-  const send = async () => {
+  const send = () => {
     if (chunk.length === 0) return;
     const message = JSON.stringify({ o: origin, s: chunk });
-    await sql`select pg_notify(${SIGNAL_CHANNEL}, ${message})`.execute(db);
+    statements += `select pg_notify('${SIGNAL_CHANNEL}', ${pg.escapeLiteral(message)});`;
     chunk = [];
     size = 0;
   };
@@ -40,11 +32,12 @@ export async function relaySignals(
     const entry: [string, unknown] = [topic, payload];
     const bytes = Buffer.byteLength(JSON.stringify(entry)) + 1;
     if (bytes > MAX_PAYLOAD_BYTES - 64) continue;
-    if (size + bytes > MAX_PAYLOAD_BYTES - 64) await send();
+    if (size + bytes > MAX_PAYLOAD_BYTES - 64) send();
     chunk.push(entry);
     size += bytes;
   }
-  await send();
+  send();
+  return statements;
 }
 
 /** A process's identity on the signal channel, so it ignores its own notifications. */

@@ -5,7 +5,7 @@ import { preparedName } from '../compiled.ts';
 // int8 (bigint) columns hold epoch milliseconds, which fit a double exactly.
 // Parsing them as numbers keeps rows identical to SQLite's.
 const INT8_OID = 20;
-const types = {
+export const types = {
   getTypeParser: ((oid: number, format?: string) =>
     oid === INT8_OID
       ? (value: string) => Number(value)
@@ -27,7 +27,7 @@ const CACHED_PLAN_CHANGED = '0A000';
  * statements again under new names, and retries the query (outside a
  * transaction that succeeds; inside one, the unit fails once, as on any error).
  */
-function prepareFixedShapes(client: pg.PoolClient): void {
+export function prepareFixedShapes(client: pg.ClientBase): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   let generation = 0;
   const named = (text: string, values: unknown[], name: string): Promise<unknown> =>

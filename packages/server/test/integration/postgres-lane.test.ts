@@ -1,0 +1,180 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openStore, type Store } from '../../src/store/store.ts';
+import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
+import { SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+
+/**
+ * Records the queries pg clients of this process send while `recording` is set:
+ * each is a round trip to the server. Installed before the store opens, since the
+ * store's connections keep the `query` they were made with.
+ */
+const sent: string[] = [];
+let recording = false;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const [text] = args;
+  if (recording) {
+    sent.push(typeof text === 'string' ? text : ((text as { text?: string }).text ?? '?'));
+  }
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+} as typeof query;
+
+async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
+  sent.length = 0;
+  recording = true;
+  try {
+    await fn();
+  } finally {
+    recording = false;
+  }
+  return [...sent];
+}
+
+if (ENGINES.includes('postgres')) {
+  describe('write lanes on PostgreSQL: transactions', () => {
+    let database: TestDatabase;
+    let store: Store;
+    let admin: pg.Client;
+
+    before(async () => {
+      database = await createTestDatabase('postgres');
+      store = await openStore(database.options);
+      admin = new pg.Client({ connectionString: database.options.databaseUrl! });
+      await admin.connect();
+      await store.write((tx) =>
+        sql`create table lane_rows (id text primary key)`.execute(tx.db).then(() => undefined),
+      );
+    });
+    after(async () => {
+      await admin.end();
+      await store.close();
+      await database.drop();
+    });
+
+    const insert = (tx: WriteTx, id: string) =>
+      sql`insert into lane_rows (id) values (${id})`.execute(tx.db);
+    const setting = async (tx: WriteTx) =>
+      (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(tx.db))
+        .rows[0]!.s;
+
+    test('a batch costs its own statements and two queries more: begin, and its notifications together with the commit', async () => {
+      const sent = await queriesDuring(() =>
+        store.write(async (tx) => {
+          await insert(tx, 'counted');
+          tx.publish('lane.test', { id: 'counted' });
+        }),
+      );
+      assert.equal(sent.length, 3, sent.join(' | '));
+      assert.equal(sent[0], 'begin');
+      assert.match(sent[1]!, /^insert into lane_rows/);
+      assert.match(sent[2]!, new RegExp(`^select pg_notify\\('${SIGNAL_CHANNEL}', .*\\);commit$`));
+    });
+
+    test('a batch that need not wait for the disk says so as it begins, in the same query', async () => {
+      let inside = '';
+      const sent = await queriesDuring(() =>
+        store.write(async (tx) => void (inside = await setting(tx)), { durable: false }),
+      );
+      assert.equal(inside, 'off');
+      assert.deepEqual(
+        [sent[0], sent.at(-1)],
+        ['begin; set local synchronous_commit to off', 'commit'],
+      );
+      const durable = await store.write(setting);
+      assert.equal(durable, 'on', 'the setting ended with its transaction');
+    });
+
+    test('signals reach another process only with the commit, and a message with quotes and backslashes arrives intact', async () => {
+      const listener = new pg.Client({ connectionString: database.options.databaseUrl! });
+      await listener.connect();
+      const heard: string[] = [];
+      listener.on('notification', (n) => heard.push(n.payload ?? ''));
+      await listener.query(`LISTEN ${SIGNAL_CHANNEL}`);
+      try {
+        const tricky = `it's a "test" \\ with a backslash, and émoji 📞`;
+        const rolledBack = store.write(async (tx) => {
+          tx.publish('lane.test', { text: 'never' });
+          throw new Error('changed its mind');
+        });
+        await assert.rejects(rolledBack, /changed its mind/);
+        await store.write(async (tx) => {
+          await insert(tx, 'signalled');
+          tx.publish('lane.test', { text: tricky });
+        });
+        for (let i = 0; i < 100 && heard.length === 0; i++) await sleep(10);
+        assert.equal(heard.length, 1);
+        const { s } = JSON.parse(heard[0]!) as { s: [string, { text: string }][] };
+        assert.deepEqual(s, [['lane.test', { text: tricky }]]);
+      } finally {
+        await listener.end();
+      }
+    });
+
+    test('a unit that swallows a database error beside one that publishes: the batch runs again isolated, the signal is emitted once and only the culprit fails', async () => {
+      await store.write((tx) => insert(tx, 'taken'));
+      const heard: unknown[] = [];
+      const onSignal = (payload: unknown) => heard.push(payload);
+      store.signals.on('lane.swallow', onSignal);
+      try {
+        const settled = await Promise.allSettled([
+          store.write(async (tx) => {
+            await insert(tx, 'published');
+            tx.publish('lane.swallow', 'published');
+            return 'published';
+          }),
+          store.write(async (tx) => {
+            // What a unit must not do (see WriteUnit): the transaction is aborted now.
+            await insert(tx, 'taken').catch(() => undefined);
+            return 'swallowed';
+          }),
+        ]);
+        assert.deepEqual(settled[0], { status: 'fulfilled', value: 'published' });
+        assert.equal(settled[1]!.status, 'rejected');
+        assert.deepEqual(heard, ['published']);
+        const { rows } = await admin.query<{ id: string }>(
+          `select id from lane_rows where id in ('published', 'taken') order by id`,
+        );
+        assert.deepEqual(
+          rows.map((r) => r.id),
+          ['published', 'taken'],
+        );
+      } finally {
+        store.signals.off('lane.swallow', onSignal);
+      }
+    });
+
+    test('a lane whose connection was terminated between batches opens another, and its next write commits', async () => {
+      const lanes: NonNullable<WriteOptions['lane']>[] = ['request', 'carrier', 'webhooks'];
+      for (const lane of lanes) {
+        const pid = await store.write(
+          async (tx) =>
+            (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx.db)).rows[0]!
+              .pid,
+          { lane },
+        );
+        await admin.query('select pg_terminate_backend($1)', [pid]);
+        // The lane hears its connection close, or finds out at its next statement.
+        let answer: unknown = null;
+        for (let i = 0; i < 20 && answer === null; i++) {
+          answer = await store
+            .write((tx) => insert(tx, `after-${lane}-${i}`).then(() => 'committed'), { lane })
+            .catch(() => null);
+          if (answer === null) await sleep(50);
+        }
+        assert.equal(answer, 'committed', lane);
+        const again = await store.write(
+          async (tx) =>
+            (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx.db)).rows[0]!
+              .pid,
+          { lane },
+        );
+        assert.notEqual(again, pid, `${lane} runs on a new connection`);
+      }
+    });
+  });
+}
