@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { listRecipients } from '../../src/store/repos/messages.ts';
+import { findRecipientsLockingMessages, listRecipients } from '../../src/store/repos/messages.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
@@ -33,6 +33,23 @@ describe('prepared statements (postgres)', { skip: !ENGINES.includes('postgres')
       s.startsWith('select * from "message_recipients" where "message_id" = $1'),
     );
     assert.equal(select.length, 1, `prepared: ${prepared.join(' | ')}`);
+  });
+
+  test('a statement with an array parameter is planned for its list at every call, never prepared by name', async () => {
+    // A named statement gets one generic plan after its first few calls, whatever the
+    // array holds; for the receipts' lookup that plan hash-joined the whole messages table.
+    const prepared = await store.write(async (tx) => {
+      for (let i = 0; i < 8; i++) await findRecipientsLockingMessages(tx.db, [`sbx_none${i}`]);
+      const { rows } = await sql<{
+        statement: string;
+      }>`select statement from pg_prepared_statements`.execute(tx.db);
+      return rows.map((r) => r.statement);
+    });
+    assert.ok(prepared.length > 0, 'the connection prepares its other fixed shapes');
+    assert.deepEqual(
+      prepared.filter((s) => /= any\(/.test(s)),
+      [],
+    );
   });
 
   test('a plan invalidated by another instance’s migration is prepared again, not failed for good', async () => {

@@ -166,14 +166,12 @@ export function listRecipients(db: Kysely<DB>, messageId: string): Promise<Recip
 
 /**
  * The recipients carrier references point at, each with its message, in one
- * statement for a whole batch of receipts. The references are one parameter: a
- * JSON array read by `json_each` on SQLite, an array on PostgreSQL, where the
- * messages are also locked (as lockMessageById) in id order, so two instances
- * locking overlapping batches cannot deadlock. The recipient's columns are
- * renamed apart from the message's (`r_…`).
+ * statement for a whole batch of receipts (SQLite). The references are one
+ * parameter, a JSON array read by `json_each`. The recipient's columns are renamed
+ * apart from the message's (`r_…`).
  */
-const selectRecipientsLockingMessages = compiled((db: Kysely<DB>, references: unknown) => {
-  const query = db
+const selectRecipientsWithMessages = compiled((db: Kysely<DB>, references: string) =>
+  db
     .selectFrom('message_recipients as r')
     .innerJoin('messages as m', 'm.id', 'r.message_id')
     .selectAll('m')
@@ -187,17 +185,40 @@ const selectRecipientsLockingMessages = compiled((db: Kysely<DB>, references: un
       'r.run_at as r_run_at',
       'r.attempts as r_attempts',
       'r.last_error as r_last_error',
-    ]);
-  if (writesConcurrently(db)) {
-    return query
-      .where(sql<boolean>`r.carrier_ref = any(${references})`)
-      .orderBy('m.id')
-      .forUpdate('m');
-  }
-  return query.where('r.carrier_ref', 'in', (eb) =>
-    eb.selectFrom(sql<{ value: string }>`json_each(${references})`.as('j')).select('j.value'),
-  );
-});
+    ])
+    .where('r.carrier_ref', 'in', (eb) =>
+      eb.selectFrom(sql<{ value: string }>`json_each(${references})`.as('j')).select('j.value'),
+    ),
+);
+
+/**
+ * The same on PostgreSQL, in two statements that each look one table up by an
+ * index, whatever the planner knows of the tables. Joined in one, the planner
+ * hash-joined the recipients found with every message read from the table: it
+ * takes the references of an array to match thousands of rows until the table
+ * has been analyzed (which autovacuum does long after a burst), 12 ms for 50
+ * receipts at 15,000 messages, and growing with the table. Arrays are planned for
+ * each call (see ShapeOptions). The messages are locked (as lockMessageById) in id
+ * order, so two instances locking overlapping batches cannot deadlock.
+ */
+const selectRecipientsByReference = compiled(
+  (db: Kysely<DB>, references: string[]) =>
+    db
+      .selectFrom('message_recipients')
+      .selectAll()
+      .where(sql<boolean>`carrier_ref = any(${references})`),
+  { planEachCall: true },
+);
+const selectMessagesForUpdate = compiled(
+  (db: Kysely<DB>, ids: string[]) =>
+    db
+      .selectFrom('messages')
+      .selectAll()
+      .where(sql<boolean>`id = any(${ids})`)
+      .orderBy('id')
+      .forUpdate(),
+  { planEachCall: true },
+);
 
 /**
  * The recipients `carrierRefs` point at, by reference, each with its message (one
@@ -212,10 +233,18 @@ export async function findRecipientsLockingMessages(
 ): Promise<Map<string, { recipient: RecipientRow; message: MessageRow }>> {
   const found = new Map<string, { recipient: RecipientRow; message: MessageRow }>();
   if (carrierRefs.length === 0) return found;
-  const rows = await selectRecipientsLockingMessages(
-    db,
-    writesConcurrently(db) ? carrierRefs : JSON.stringify(carrierRefs),
-  );
+  if (writesConcurrently(db)) {
+    const recipients = await selectRecipientsByReference(db, [...carrierRefs]);
+    if (recipients.length === 0) return found;
+    const ids = [...new Set(recipients.map((r) => r.message_id))];
+    const messages = new Map((await selectMessagesForUpdate(db, ids)).map((m) => [m.id, m]));
+    for (const recipient of recipients) {
+      const message = messages.get(recipient.message_id);
+      if (message) found.set(recipient.carrier_ref!, { recipient, message });
+    }
+    return found;
+  }
+  const rows = await selectRecipientsWithMessages(db, JSON.stringify(carrierRefs));
   const messages = new Map<string, MessageRow>();
   for (const row of rows) {
     const {
