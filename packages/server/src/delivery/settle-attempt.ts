@@ -7,8 +7,8 @@ import {
   shouldDisableEndpoint,
 } from '../domain/retry-schedule.ts';
 import {
-  insertAttempt,
-  settleDelivery,
+  logAttemptAndSettle,
+  type Settlement,
   type WebhookDeliveryRow,
 } from '../store/repos/webhook-deliveries.ts';
 import {
@@ -16,7 +16,7 @@ import {
   type WebhookEndpointRow,
 } from '../store/repos/webhook-endpoints.ts';
 import type { Store } from '../store/store.ts';
-import type { WriteUnit } from '../store/write-queue.ts';
+import type { WriteTx, WriteUnit } from '../store/write-queue.ts';
 import type { PostResult } from './post-webhook.ts';
 
 /** What settling an attempt needs from the worker. */
@@ -73,39 +73,35 @@ export function settlementOf(
               : null,
         })
       : null;
+  const attempt = {
+    id: newId('wha', attemptedAt),
+    delivery_id: delivery.id,
+    endpoint_id: endpoint.id,
+    attempted_at: attemptedAt,
+    status_code: result.status ?? null,
+    error: result.errorMessage ? `${result.error}: ${result.errorMessage}` : null,
+    duration_ms: result.durationMs,
+    response_excerpt: result.excerpt,
+  };
+  const common = {
+    attempts,
+    next_attempt_at: delivery.next_attempt_at,
+    last_status_code: result.status ?? null,
+    last_error: result.error ?? null,
+    updated_at: now,
+  };
+  const settle = (tx: WriteTx, settlement: Settlement) =>
+    logAttemptAndSettle(tx.db, attempt, delivery.locked_until, settlement);
   return async (tx) => {
-    await insertAttempt(tx.db, {
-      id: newId('wha', attemptedAt),
-      delivery_id: delivery.id,
-      endpoint_id: endpoint.id,
-      attempted_at: attemptedAt,
-      status_code: result.status ?? null,
-      error: result.errorMessage ? `${result.error}: ${result.errorMessage}` : null,
-      duration_ms: result.durationMs,
-      response_excerpt: result.excerpt,
-    });
-    const common = {
-      attempts,
-      next_attempt_at: delivery.next_attempt_at,
-      last_status_code: result.status ?? null,
-      last_error: result.error ?? null,
-      updated_at: now,
-    };
     if (outcome === 'success') {
-      await settleDelivery(tx.db, delivery.id, delivery.locked_until, {
-        ...common,
-        status: 'succeeded',
-      });
+      await settle(tx, { ...common, status: 'succeeded' });
       if (endpoint.failing_since !== null) {
         await updateWebhookEndpoint(tx, endpoint.id, { failing_since: null });
       }
       return;
     }
     if (outcome === 'disable_endpoint') {
-      await settleDelivery(tx.db, delivery.id, delivery.locked_until, {
-        ...common,
-        status: 'failed',
-      });
+      await settle(tx, { ...common, status: 'failed' });
       await updateWebhookEndpoint(tx, endpoint.id, {
         enabled: 0,
         disabled_reason: 'endpoint_gone_410',
@@ -113,7 +109,7 @@ export function settlementOf(
       });
       return;
     }
-    await settleDelivery(tx.db, delivery.id, delivery.locked_until, {
+    await settle(tx, {
       ...common,
       status: next === null ? 'failed' : 'pending',
       next_attempt_at: next ?? delivery.next_attempt_at,

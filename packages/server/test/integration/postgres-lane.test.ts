@@ -6,7 +6,14 @@ import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
 import { SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
+import { pendingDelivery } from '../../src/commands/record-event.ts';
+import { settleAttempt } from '../../src/delivery/settle-attempt.ts';
+import { systemClock } from '../../src/lib/clock.ts';
+import { insertAccount } from '../../src/store/repos/accounts.ts';
+import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
+import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { webhookEndpointRow } from '../support/rows.ts';
 
 /**
  * Records the queries pg clients of this process send while `recording` is set:
@@ -146,6 +153,50 @@ if (ENGINES.includes('postgres')) {
       } finally {
         store.signals.off('lane.swallow', onSignal);
       }
+    });
+
+    test('a webhook attempt is logged and its delivery settled in one statement', async () => {
+      const now = Date.now();
+      const endpoint = webhookEndpointRow({
+        id: 'whe_lane',
+        account_id: 'acct_lane',
+        created_at: now,
+      });
+      const delivery = { ...pendingDelivery('evt_lane', endpoint.id, now), locked_until: now + 1 };
+      await store.write(async (tx) => {
+        await insertAccount(tx.db, {
+          id: 'acct_lane',
+          name: 'Lane',
+          help_reply: null,
+          created_at: now,
+        });
+        await insertWebhookEndpoint(tx.db, endpoint);
+        await tx.db
+          .insertInto('events')
+          .values({
+            id: 'evt_lane',
+            account_id: 'acct_lane',
+            mode: 'test',
+            type: 'contact.created',
+            data: '{}',
+            created_at: now,
+            endpoint_id: null,
+          })
+          .execute();
+        await insertDeliveries(tx.db, [delivery]);
+      });
+      const deps = { store, clock: systemClock, random: () => 0.5 };
+      const sent = await queriesDuring(() =>
+        settleAttempt(deps, delivery, endpoint, now, { status: 200, excerpt: 'ok', durationMs: 3 }),
+      );
+      assert.equal(sent.length, 3, sent.join(' | '));
+      assert.match(sent[1]!, /^with "attempt" as \(insert into "webhook_attempts"/);
+      assert.equal((await findDelivery(store.db, delivery.id))?.status, 'succeeded');
+      const { rows } = await admin.query(
+        'select status_code from webhook_attempts where delivery_id = $1',
+        [delivery.id],
+      );
+      assert.deepEqual(rows, [{ status_code: 200 }]);
     });
 
     test('a lane whose connection was terminated between batches opens another, and its next write commits', async () => {

@@ -6,32 +6,14 @@ import { loadDeliveryLog } from '../../src/commands/webhooks/delivery-log.ts';
 import { settleAttempt } from '../../src/delivery/settle-attempt.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
-import {
-  insertWebhookEndpoint,
-  type WebhookEndpointRow,
-} from '../../src/store/repos/webhook-endpoints.ts';
+import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
 import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { webhookEndpointRow } from '../support/rows.ts';
 
 const NOW = Date.now();
-const endpoint: WebhookEndpointRow = {
-  id: 'whe_lease',
-  account_id: 'acct_lease',
-  mode: 'test',
-  url: 'https://example.com/hook',
-  description: null,
-  events_json: '["contact.created"]',
-  enabled: 1,
-  disabled_reason: null,
-  secret_sealed: 'sealed',
-  previous_secret_sealed: null,
-  previous_secret_expires_at: null,
-  failing_since: null,
-  deleted_at: null,
-  created_at: NOW,
-  updated_at: NOW,
-};
+const endpoint = webhookEndpointRow({ id: 'whe_lease', account_id: 'acct_lease', created_at: NOW });
 
 for (const engine of ENGINES) {
   describe(`settling an attempt (${engine})`, () => {

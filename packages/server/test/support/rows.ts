@@ -1,4 +1,5 @@
 import type { MessageRow, RecipientRow } from '../../src/store/repos/messages.ts';
+import type { WebhookEndpointRow } from '../../src/store/repos/webhook-endpoints.ts';
 
 /**
  * An outbound message row to `to` (a group when it is an array of several), for
@@ -47,6 +48,31 @@ export function recipientRow(
     run_at: null,
     attempts: 0,
     last_error: null,
+    ...fields,
+  };
+}
+
+/**
+ * An enabled webhook endpoint row of `account_id` (test mode, `contact.created`),
+ * for tests that write rows through the repos; `fields` override.
+ */
+export function webhookEndpointRow(
+  fields: Pick<WebhookEndpointRow, 'id' | 'account_id' | 'created_at'> &
+    Partial<WebhookEndpointRow>,
+): WebhookEndpointRow {
+  return {
+    mode: 'test',
+    url: 'https://example.com/hook',
+    description: null,
+    events_json: '["contact.created"]',
+    enabled: 1,
+    disabled_reason: null,
+    secret_sealed: 'sealed',
+    previous_secret_sealed: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    deleted_at: null,
+    updated_at: fields.created_at,
     ...fields,
   };
 }

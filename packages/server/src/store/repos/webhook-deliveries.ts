@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Capabilities } from '../capabilities.ts';
-import { compiled, compiledInsert } from '../compiled.ts';
+import type { Kysely, QueryCreator, Selectable } from 'kysely';
+import { engineOf, type Capabilities } from '../capabilities.ts';
+import { compiled, compiledInsert, rowFrom, valuesIn } from '../compiled.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -62,8 +62,8 @@ export async function updateDelivery(
   await db.updateTable('webhook_deliveries').set(values).where('id', '=', id).execute();
 }
 
-// Compiled once: every attempt is logged and settled with these (see store/compiled.ts).
-const insertAttemptRow = compiledInsert('webhook_attempts', {
+/** Every column of `webhook_attempts`, in the order the compiled statements list them. */
+const ATTEMPT_COLUMNS = {
   id: true,
   delivery_id: true,
   endpoint_id: true,
@@ -72,38 +72,52 @@ const insertAttemptRow = compiledInsert('webhook_attempts', {
   error: true,
   duration_ms: true,
   response_excerpt: true,
-});
-const settleDeliveryRow = compiled(
-  (
-    db: Kysely<DB>,
-    id: string,
-    lease: number,
-    status: WebhookDeliveryRow['status'],
-    attempts: number,
-    nextAttemptAt: number,
-    lastStatusCode: number | null,
-    lastError: string | null,
-    at: number,
-  ) =>
-    db
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempts,
-        next_attempt_at: nextAttemptAt,
-        locked_until: 0,
-        last_status_code: lastStatusCode,
-        last_error: lastError,
-        updated_at: at,
-      })
-      .where('id', '=', id)
-      .where('locked_until', '=', lease),
-);
+} as const satisfies Record<keyof WebhookAttemptsTable, true>;
+const attemptColumns = Object.keys(ATTEMPT_COLUMNS) as (keyof WebhookAttemptRow)[];
 
-/** Records one attempt. */
-export async function insertAttempt(db: Kysely<DB>, row: WebhookAttemptRow): Promise<void> {
-  await insertAttemptRow(db, row);
+/** What settling an attempt changes in its delivery. */
+export type Settlement = Pick<
+  WebhookDeliveryRow,
+  'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'
+>;
+const settlementColumns = [
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'last_status_code',
+  'last_error',
+  'updated_at',
+] as const satisfies readonly (keyof Settlement)[];
+
+/** The delivery still holding the lease `lease` gets `settlement`, and its lease back. */
+function settleWhere(db: QueryCreator<DB>, values: unknown[], at: number) {
+  const settlement = rowFrom(settlementColumns, values, at) as Settlement;
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ ...settlement, locked_until: 0 })
+    .where('id', '=', values[at + settlementColumns.length] as string)
+    .where('locked_until', '=', values[at + settlementColumns.length + 1] as number);
 }
+
+// Compiled once: every attempt is logged and settled with these (see store/compiled.ts).
+const insertAttemptRow = compiledInsert('webhook_attempts', ATTEMPT_COLUMNS);
+const settleDeliveryRow = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  settleWhere(db, values, 0),
+);
+/**
+ * Both in one statement on PostgreSQL, where each is a round trip of the webhook
+ * lane: the attempt is inserted by a data-modifying CTE of the settling UPDATE (it
+ * needs none of the other's rows).
+ */
+const logAndSettleInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  settleWhere(
+    db.with('attempt', (q) =>
+      q.insertInto('webhook_attempts').values(rowFrom(attemptColumns, values, 0)),
+    ),
+    values,
+    attemptColumns.length,
+  ),
+);
 
 /**
  * Ends an attempt: the delivery's status, count and next time, its lease given
@@ -116,22 +130,33 @@ export async function settleDelivery(
   db: Kysely<DB>,
   id: string,
   lease: number,
-  values: Pick<
-    WebhookDeliveryRow,
-    'status' | 'attempts' | 'next_attempt_at' | 'last_status_code' | 'last_error' | 'updated_at'
-  >,
+  settlement: Settlement,
 ): Promise<void> {
-  await settleDeliveryRow(
-    db,
-    id,
-    lease,
-    values.status,
-    values.attempts,
-    values.next_attempt_at,
-    values.last_status_code,
-    values.last_error,
-    values.updated_at,
-  );
+  await settleDeliveryRow(db, ...valuesIn(settlement, settlementColumns), id, lease);
+}
+
+/**
+ * Records an attempt and settles its delivery (see settleDelivery): the attempt is
+ * logged even where the delivery no longer holds its lease.
+ */
+export async function logAttemptAndSettle(
+  db: Kysely<DB>,
+  attempt: WebhookAttemptRow,
+  lease: number,
+  settlement: Settlement,
+): Promise<void> {
+  if (engineOf(db) === 'postgres') {
+    await logAndSettleInOneStatement(
+      db,
+      ...valuesIn(attempt, attemptColumns),
+      ...valuesIn(settlement, settlementColumns),
+      attempt.delivery_id,
+      lease,
+    );
+    return;
+  }
+  await insertAttemptRow(db, attempt);
+  await settleDelivery(db, attempt.delivery_id, lease, settlement);
 }
 
 /** A delivery and its attempts, oldest first. */
