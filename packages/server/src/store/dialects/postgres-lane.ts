@@ -8,6 +8,9 @@ import { notifyStatements } from './postgres-signal-relay.ts';
 // A synchronous commit has waited for the disk already.
 const ON_DISK = Promise.resolve();
 
+/** How long opening a lane's connection may take before the transaction fails. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /** SQLSTATE of a statement refused because the transaction had failed before it. */
 const IN_FAILED_TRANSACTION = '25P02';
 
@@ -42,14 +45,23 @@ export interface PostgresLane {
  * savepoint per unit.
  *
  * The connection is opened at the first transaction; one that fails is closed,
- * and the next transaction opens another.
+ * and the next transaction opens another. A transaction that finds its connection
+ * dead as it begins (the server restarted or ended the session, and the socket has
+ * not said so yet) begins again on a new one: nothing of it has run.
  */
 export function postgresLane(connectionString: string, origin: string): PostgresLane {
   let connection: Promise<LaneConnection> | null = null;
   let closed = false;
 
   const open = (): Promise<LaneConnection> => {
-    const client = new pg.Client({ connectionString, types });
+    // A connection that stops answering (a half-open socket, an unreachable host) fails
+    // instead of holding the lane forever.
+    const client = new pg.Client({
+      connectionString,
+      types,
+      keepAlive: true,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
     prepareFixedShapes(client);
     // Kysely runs the units' statements on this one connection: a pool of it alone.
     const only = { query: client.query.bind(client), release: () => {} };
@@ -68,10 +80,28 @@ export function postgresLane(connectionString: string, origin: string): Postgres
     return opening;
   };
 
+  /**
+   * A connection with a transaction begun. Nothing has run in it yet, so a connection
+   * found dead here (the server restarted, or ended the session, and its socket has
+   * not said so yet) is replaced and the transaction begun once more on a new one.
+   */
+  const begin = async (durable: boolean, retry = true): Promise<LaneConnection> => {
+    const opened = await (connection ??= open());
+    try {
+      await opened.client.query(durable ? 'begin' : 'begin; set local synchronous_commit to off');
+      return opened;
+    } catch (error) {
+      // Half begun (`begin` ran, its `set local` did not), or not at all: either way
+      // the connection is left for a new one, never reused in an unknown state.
+      opened.discard();
+      if (retry && !closed) return begin(durable, false);
+      throw error;
+    }
+  };
+
   const run: TransactionRunner = async (body, durable) => {
     if (closed) throw new Error('The store is closed.');
-    const { client, db, discard } = await (connection ??= open());
-    await client.query(durable ? 'begin' : 'begin; set local synchronous_commit to off');
+    const { client, db, discard } = await begin(durable);
     let ended: pg.QueryResult | pg.QueryResult[];
     try {
       const signals = await body(db);
