@@ -7,8 +7,8 @@ import {
   shouldDisableEndpoint,
 } from '../domain/retry-schedule.ts';
 import {
-  logAttemptAndSettle,
-  type Settlement,
+  logAttemptsAndSettle,
+  type AttemptSettlement,
   type WebhookDeliveryRow,
 } from '../store/repos/webhook-deliveries.ts';
 import {
@@ -43,6 +43,17 @@ export async function settleAttempt(
 }
 
 /**
+ * What settling an attempt writes: its log, its delivery's new state, and the
+ * change of its endpoint's health if there is one.
+ */
+export interface SettlementPlan extends AttemptSettlement {
+  endpointId: string;
+  endpointChange: Partial<
+    Omit<WebhookEndpointRow, 'id' | 'account_id' | 'mode' | 'created_at'>
+  > | null;
+}
+
+/**
  * The write unit that settles one attempt (see settleAttempt), with its time and
  * its retry's time fixed now, when the attempt has ended, however late it commits.
  */
@@ -53,14 +64,46 @@ export function settlementOf(
   attemptedAt: number,
   result: PostResult,
 ): WriteUnit<void> {
+  const plan = planSettlement(o, delivery, endpoint, attemptedAt, result);
+  return (tx) => applySettlements(tx, [plan]);
+}
+
+/**
+ * Settles attempts together in one unit: their logs and their deliveries' new
+ * states first (one statement on PostgreSQL), then their endpoints' health
+ * changes in the order the attempts came.
+ */
+export async function applySettlements(
+  tx: WriteTx,
+  plans: readonly SettlementPlan[],
+): Promise<void> {
+  await logAttemptsAndSettle(tx.db, plans);
+  for (const { endpointId, endpointChange } of plans) {
+    if (endpointChange) await updateWebhookEndpoint(tx, endpointId, endpointChange);
+  }
+}
+
+/**
+ * Works out how an attempt is settled, once it has ended (its answer, or giving
+ * up): succeeded, a retry at the next time of the schedule, or failed; and its
+ * endpoint's health (a 410 or five days of failures disable it, a success ends a
+ * run of failures). Pure: the retry's jitter is drawn here, not in a unit that may
+ * run twice.
+ */
+export function planSettlement(
+  o: Omit<SettleDeps, 'store'>,
+  delivery: WebhookDeliveryRow,
+  endpoint: WebhookEndpointRow,
+  attemptedAt: number,
+  result: PostResult,
+): SettlementPlan {
   const now = o.clock.now();
   const outcome = classifyAttempt({
     ...(result.status !== undefined ? { status: result.status } : {}),
     ...(result.error !== undefined ? { error: result.error } : {}),
   });
   const attempts = delivery.attempts + 1;
-  // The wait before the next attempt counts from now, when this one has ended (its
-  // answer, or giving up). Drawn here, outside the unit, which may run twice.
+  // The wait before the next attempt counts from now, when this one has ended.
   const next =
     outcome === 'retry'
       ? nextAttemptAt({
@@ -90,40 +133,41 @@ export function settlementOf(
     last_error: result.error ?? null,
     updated_at: now,
   };
-  const settle = (tx: WriteTx, settlement: Settlement) =>
-    logAttemptAndSettle(tx.db, attempt, delivery.locked_until, settlement);
-  return async (tx) => {
-    if (outcome === 'success') {
-      await settle(tx, { ...common, status: 'succeeded' });
-      if (endpoint.failing_since !== null) {
-        await updateWebhookEndpoint(tx, endpoint.id, { failing_since: null });
-      }
-      return;
-    }
-    if (outcome === 'disable_endpoint') {
-      await settle(tx, { ...common, status: 'failed' });
-      await updateWebhookEndpoint(tx, endpoint.id, {
-        enabled: 0,
-        disabled_reason: 'endpoint_gone_410',
-        updated_at: now,
-      });
-      return;
-    }
-    await settle(tx, {
-      ...common,
-      status: next === null ? 'failed' : 'pending',
-      next_attempt_at: next ?? delivery.next_attempt_at,
-    });
-    const failingSince = endpoint.failing_since ?? attemptedAt;
-    if (shouldDisableEndpoint(failingSince, now)) {
-      await updateWebhookEndpoint(tx, endpoint.id, {
-        enabled: 0,
-        disabled_reason: 'failing_for_5_days',
-        failing_since: failingSince,
-        updated_at: now,
-      });
-    } else if (endpoint.failing_since === null) {
-      await updateWebhookEndpoint(tx, endpoint.id, { failing_since: failingSince });
-    }
+  const plan = (
+    settlement: AttemptSettlement['settlement'],
+    endpointChange: SettlementPlan['endpointChange'],
+  ): SettlementPlan => ({
+    attempt,
+    lease: delivery.locked_until,
+    settlement,
+    endpointId: endpoint.id,
+    endpointChange,
+  });
+  if (outcome === 'success') {
+    return plan(
+      { ...common, status: 'succeeded' },
+      endpoint.failing_since !== null ? { failing_since: null } : null,
+    );
+  }
+  if (outcome === 'disable_endpoint') {
+    return plan(
+      { ...common, status: 'failed' },
+      { enabled: 0, disabled_reason: 'endpoint_gone_410', updated_at: now },
+    );
+  }
+  const settlement = {
+    ...common,
+    status: next === null ? ('failed' as const) : ('pending' as const),
+    next_attempt_at: next ?? delivery.next_attempt_at,
   };
+  const failingSince = endpoint.failing_since ?? attemptedAt;
+  if (shouldDisableEndpoint(failingSince, now)) {
+    return plan(settlement, {
+      enabled: 0,
+      disabled_reason: 'failing_for_5_days',
+      failing_since: failingSince,
+      updated_at: now,
+    });
+  }
+  return plan(settlement, endpoint.failing_since === null ? { failing_since: failingSince } : null);
 }

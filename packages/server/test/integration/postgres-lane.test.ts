@@ -7,7 +7,11 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
 import { SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
 import { pendingDelivery } from '../../src/commands/record-event.ts';
-import { settleAttempt } from '../../src/delivery/settle-attempt.ts';
+import {
+  applySettlements,
+  planSettlement,
+  settleAttempt,
+} from '../../src/delivery/settle-attempt.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
@@ -155,17 +159,20 @@ if (ENGINES.includes('postgres')) {
       }
     });
 
-    test('a webhook attempt is logged and its delivery settled in one statement', async () => {
-      const now = Date.now();
+    /** An endpoint of a new account, and a claimed delivery to it of each of `eventIds`. */
+    async function claimedDeliveries(account: string, eventIds: string[], now: number) {
       const endpoint = webhookEndpointRow({
-        id: 'whe_lane',
-        account_id: 'acct_lane',
+        id: `whe_${account}`,
+        account_id: account,
         created_at: now,
       });
-      const delivery = { ...pendingDelivery('evt_lane', endpoint.id, now), locked_until: now + 1 };
+      const deliveries = eventIds.map((id) => ({
+        ...pendingDelivery(id, endpoint.id, now),
+        locked_until: now + 1,
+      }));
       await store.write(async (tx) => {
         await insertAccount(tx.db, {
-          id: 'acct_lane',
+          id: account,
           name: 'Lane',
           help_reply: null,
           created_at: now,
@@ -173,22 +180,30 @@ if (ENGINES.includes('postgres')) {
         await insertWebhookEndpoint(tx.db, endpoint);
         await tx.db
           .insertInto('events')
-          .values({
-            id: 'evt_lane',
-            account_id: 'acct_lane',
-            mode: 'test',
-            type: 'contact.created',
-            data: '{}',
-            created_at: now,
-            endpoint_id: null,
-          })
+          .values(
+            eventIds.map((id) => ({
+              id,
+              account_id: account,
+              mode: 'test',
+              type: 'contact.created',
+              data: '{}',
+              created_at: now,
+              endpoint_id: null,
+            })),
+          )
           .execute();
-        await insertDeliveries(tx.db, [delivery]);
+        await insertDeliveries(tx.db, deliveries);
       });
+      return { endpoint, deliveries };
+    }
+    const ok = { status: 200, excerpt: 'ok', durationMs: 3 };
+
+    test('a webhook attempt is logged and its delivery settled in one statement', async () => {
+      const now = Date.now();
+      const { endpoint, deliveries } = await claimedDeliveries('acct_lane', ['evt_lane'], now);
+      const delivery = deliveries[0]!;
       const deps = { store, clock: systemClock, random: () => 0.5 };
-      const sent = await queriesDuring(() =>
-        settleAttempt(deps, delivery, endpoint, now, { status: 200, excerpt: 'ok', durationMs: 3 }),
-      );
+      const sent = await queriesDuring(() => settleAttempt(deps, delivery, endpoint, now, ok));
       assert.equal(sent.length, 3, sent.join(' | '));
       assert.match(sent[1]!, /^with "attempt" as \(insert into "webhook_attempts"/);
       assert.equal((await findDelivery(store.db, delivery.id))?.status, 'succeeded');
@@ -197,6 +212,28 @@ if (ENGINES.includes('postgres')) {
         [delivery.id],
       );
       assert.deepEqual(rows, [{ status_code: 200 }]);
+    });
+
+    test('attempts settled together are logged and their deliveries settled in one statement', async () => {
+      const now = Date.now();
+      const events = ['evt_many_1', 'evt_many_2', 'evt_many_3'];
+      const { endpoint, deliveries } = await claimedDeliveries('acct_lane_many', events, now);
+      const deps = { clock: systemClock, random: () => 0.5 };
+      const plans = deliveries.map((d) => planSettlement(deps, d, endpoint, now, ok));
+      const sent = await queriesDuring(() =>
+        store.write((tx) => applySettlements(tx, plans), { lane: 'webhooks' }),
+      );
+      assert.equal(sent.length, 3, sent.join(' | '));
+      assert.match(sent[1]!, /^with "attempt" as \(\s*insert into "webhook_attempts"/);
+      assert.match(sent[1]!, /unnest/);
+      for (const d of deliveries) {
+        assert.equal((await findDelivery(store.db, d.id))?.status, 'succeeded');
+      }
+      const { rows } = await admin.query(
+        'select count(*)::int as n from webhook_attempts where delivery_id = any($1)',
+        [deliveries.map((d) => d.id)],
+      );
+      assert.deepEqual(rows, [{ n: 3 }]);
     });
 
     test('a lane whose connection was terminated between batches begins its next one on a new connection: the write commits at the first try', async () => {

@@ -3,7 +3,11 @@ import { after, before, describe, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { pendingDelivery } from '../../src/commands/record-event.ts';
 import { loadDeliveryLog } from '../../src/commands/webhooks/delivery-log.ts';
-import { settleAttempt } from '../../src/delivery/settle-attempt.ts';
+import {
+  applySettlements,
+  planSettlement,
+  settleAttempt,
+} from '../../src/delivery/settle-attempt.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
 import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
@@ -93,6 +97,79 @@ for (const engine of ENGINES) {
         attempts.map((a) => a.status_code),
         [200],
         'the attempt itself is still logged',
+      );
+    });
+
+    test('attempts settled together each end only the delivery that still holds its lease, and every one is logged', async () => {
+      const held = await claimedDelivery('evt_together_held', NOW + 45_000);
+      const failed = await claimedDelivery('evt_together_failed', NOW + 45_000);
+      const rearmed = await claimedDelivery('evt_together_rearmed', NOW + 45_000);
+      await store.write((tx) =>
+        tx.db
+          .updateTable('webhook_deliveries')
+          .set({ locked_until: 0 })
+          .where('id', '=', rearmed.id)
+          .execute(),
+      );
+      // A refused connection: no status, no excerpt (NULLs among the values written together).
+      const refused = {
+        error: 'refused' as const,
+        errorMessage: 'ECONNREFUSED',
+        excerpt: null,
+        durationMs: 1,
+      };
+      await store.write((tx) =>
+        applySettlements(tx, [
+          planSettlement(deps(), held, endpoint, NOW, ok),
+          planSettlement(deps(), failed, endpoint, NOW, refused),
+          planSettlement(deps(), rearmed, endpoint, NOW, ok),
+        ]),
+      );
+      const rows = await Promise.all(
+        [held, failed, rearmed].map((d) => findDelivery(store.db, d.id)),
+      );
+      assert.deepEqual(
+        rows.map((r) => [r?.status, r?.attempts, r?.locked_until, r?.last_error]),
+        [
+          ['succeeded', 1, 0, null],
+          ['pending', 1, 0, 'refused'],
+          ['pending', 0, 0, null],
+        ],
+      );
+      assert.ok(rows[1]!.next_attempt_at > NOW, 'the failed attempt is retried later');
+      const byDelivery = (a: { delivery_id: string }, b: { delivery_id: string }) =>
+        a.delivery_id < b.delivery_id ? -1 : 1;
+      const attempts = await store.db
+        .selectFrom('webhook_attempts')
+        .select(['delivery_id', 'status_code', 'error', 'response_excerpt'])
+        .where('delivery_id', 'in', [held.id, failed.id, rearmed.id])
+        .execute();
+      assert.deepEqual(
+        attempts.sort(byDelivery),
+        [
+          { delivery_id: held.id, status_code: 200, error: null, response_excerpt: 'ok' },
+          {
+            delivery_id: failed.id,
+            status_code: null,
+            error: 'refused: ECONNREFUSED',
+            response_excerpt: null,
+          },
+          { delivery_id: rearmed.id, status_code: 200, error: null, response_excerpt: 'ok' },
+        ].sort(byDelivery),
+      );
+      // The endpoint's run of failures began with the refused attempt.
+      const after = await store.db
+        .selectFrom('webhook_endpoints')
+        .select('failing_since')
+        .where('id', '=', endpoint.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(after.failing_since), NOW);
+      await store.write((tx) =>
+        tx.db
+          .updateTable('webhook_endpoints')
+          .set({ failing_since: null })
+          .where('id', '=', endpoint.id)
+          .execute(),
       );
     });
 

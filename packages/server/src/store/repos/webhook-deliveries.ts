@@ -1,4 +1,4 @@
-import type { Kysely, QueryCreator, Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf, type Capabilities } from '../capabilities.ts';
 import { compiled, compiledInsert, rowFrom, valuesIn } from '../compiled.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
@@ -135,28 +135,80 @@ export async function settleDelivery(
   await settleDeliveryRow(db, ...valuesIn(settlement, settlementColumns), id, lease);
 }
 
+/** An attempt to log, and the settlement of its delivery under the lease of its claim. */
+export interface AttemptSettlement {
+  attempt: WebhookAttemptRow;
+  /** The `locked_until` of the attempt's claim (see settleDelivery). */
+  lease: number;
+  settlement: Settlement;
+}
+
 /**
- * Records an attempt and settles its delivery (see settleDelivery): the attempt is
- * logged even where the delivery no longer holds its lease.
+ * Many of both in one statement on PostgreSQL: each column a parameter holding an
+ * array, one element per attempt, turned back into rows by `unnest`. The worker
+ * settles the attempts that ended within a few milliseconds together (up to 64),
+ * and the webhook lane runs one statement per round trip: settled one by one, a
+ * batch of them held the lane for 64 round trips, and the claims that keep the
+ * endpoints busy waited behind it. Planned per call (array parameters, see
+ * ShapeOptions).
  */
-export async function logAttemptAndSettle(
+const logAndSettleManyInOneStatement = compiled(
+  (db: Kysely<DB>, ...columns: unknown[]) => {
+    const [id, deliveryId, endpointId, attemptedAt, statusCode, error, durationMs, excerpt] =
+      columns;
+    const [status, attempts, nextAttemptAt, lastStatusCode, lastError, updatedAt, key, lease] =
+      columns.slice(attemptColumns.length);
+    const query = sql`with "attempt" as (
+  insert into "webhook_attempts" ("id", "delivery_id", "endpoint_id", "attempted_at", "status_code", "error", "duration_ms", "response_excerpt")
+  select * from unnest(${id}::text[], ${deliveryId}::text[], ${endpointId}::text[], ${attemptedAt}::bigint[], ${statusCode}::integer[], ${error}::text[], ${durationMs}::integer[], ${excerpt}::text[])
+)
+update "webhook_deliveries" as "d"
+set "status" = "s"."status", "attempts" = "s"."attempts", "next_attempt_at" = "s"."next_attempt_at",
+  "last_status_code" = "s"."last_status_code", "last_error" = "s"."last_error",
+  "updated_at" = "s"."updated_at", "locked_until" = 0
+from unnest(${status}::text[], ${attempts}::integer[], ${nextAttemptAt}::bigint[], ${lastStatusCode}::integer[], ${lastError}::text[], ${updatedAt}::bigint[], ${key}::text[], ${lease}::bigint[])
+  as "s"("status", "attempts", "next_attempt_at", "last_status_code", "last_error", "updated_at", "id", "lease")
+where "d"."id" = "s"."id" and "d"."locked_until" = "s"."lease"`;
+    return { compile: () => query.compile(db) };
+  },
+  { planEachCall: true },
+);
+
+/**
+ * Records attempts and settles their deliveries (see settleDelivery): each attempt
+ * is logged even where its delivery no longer holds the lease. One statement on
+ * PostgreSQL, however many; two per attempt on SQLite, where a statement is a call
+ * into the library, not a round trip.
+ */
+export async function logAttemptsAndSettle(
   db: Kysely<DB>,
-  attempt: WebhookAttemptRow,
-  lease: number,
-  settlement: Settlement,
+  items: readonly AttemptSettlement[],
 ): Promise<void> {
   if (engineOf(db) === 'postgres') {
-    await logAndSettleInOneStatement(
-      db,
-      ...valuesIn(attempt, attemptColumns),
-      ...valuesIn(settlement, settlementColumns),
-      attempt.delivery_id,
-      lease,
-    );
+    if (items.length === 1) {
+      const { attempt, lease, settlement } = items[0]!;
+      await logAndSettleInOneStatement(
+        db,
+        ...valuesIn(attempt, attemptColumns),
+        ...valuesIn(settlement, settlementColumns),
+        attempt.delivery_id,
+        lease,
+      );
+    } else if (items.length > 1) {
+      await logAndSettleManyInOneStatement(
+        db,
+        ...attemptColumns.map((column) => items.map((item) => item.attempt[column])),
+        ...settlementColumns.map((column) => items.map((item) => item.settlement[column])),
+        items.map((item) => item.attempt.delivery_id),
+        items.map((item) => item.lease),
+      );
+    }
     return;
   }
-  await insertAttemptRow(db, attempt);
-  await settleDelivery(db, attempt.delivery_id, lease, settlement);
+  for (const { attempt, lease, settlement } of items) {
+    await insertAttemptRow(db, attempt);
+    await settleDelivery(db, attempt.delivery_id, lease, settlement);
+  }
 }
 
 /** A delivery and its attempts, oldest first. */
