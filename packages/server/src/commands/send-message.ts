@@ -18,7 +18,10 @@ import {
 } from '../store/repos/conversations.ts';
 import type { RecipientRow } from '../store/repos/messages.ts';
 import { optedOutAmong } from '../store/repos/opt-outs.ts';
-import { storeOutboundMessage } from '../store/repos/outbound-messages.ts';
+import {
+  storeOneToOneUnlessOptedOut,
+  storeOutboundMessage,
+} from '../store/repos/outbound-messages.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
@@ -43,6 +46,11 @@ export interface SendOptions {
 }
 
 const OPTED_OUT = 'recipient_opted_out';
+
+/** The message of the error a send to one opted-out recipient gets. */
+function recipientOptedOut(phone: string): string {
+  return `${phone} has opted out of messages from this account (they texted STOP).`;
+}
 
 /**
  * Checks that `from` is the account's number. A number is never removed or moved
@@ -175,7 +183,11 @@ export async function sendMessage(
       : await findOrCreateDirectConversation(tx, actor, input.from, recipients[0]!, now);
   }
 
-  if (!options.bypassOptOut) {
+  const optedOutParam = input.conversationId !== undefined ? 'conversationId' : 'to';
+  // A one-to-one send's recipient is checked as the message is stored (one round trip on
+  // PostgreSQL, see storeOneToOneUnlessOptedOut); a group's participants before.
+  const checkAsStored = !options.bypassOptOut && !isGroup && recipients.length === 1;
+  if (!options.bypassOptOut && !checkAsStored) {
     const optedOut = await optedOutAmong(tx.db, actor.accountId, actor.mode, recipients);
     if (optedOut.size > 0) {
       recipients = recipients.filter((phone) => !optedOut.has(phone));
@@ -187,8 +199,8 @@ export async function sendMessage(
           OPTED_OUT,
           isGroup
             ? 'Every participant has opted out of messages from this account.'
-            : `${[...optedOut][0]} has opted out of messages from this account (they texted STOP).`,
-          { param: input.conversationId !== undefined ? 'conversationId' : 'to' },
+            : recipientOptedOut([...optedOut][0]!),
+          { param: optedOutParam },
         );
       }
     }
@@ -228,7 +240,15 @@ export async function sendMessage(
     created_at: now,
     updated_at: now,
   };
-  await storeOutboundMessage(tx.db, row, recipientRows);
+  if (checkAsStored) {
+    const { optedOut } = await storeOneToOneUnlessOptedOut(tx.db, row, recipientRows[0]!);
+    // Thrown after the rows were written (on PostgreSQL): failing the unit undoes them.
+    if (optedOut) {
+      throw new ApiError(OPTED_OUT, recipientOptedOut(recipients[0]!), { param: optedOutParam });
+    }
+  } else {
+    await storeOutboundMessage(tx.db, row, recipientRows);
+  }
   const message = presentMessage(row, recipientRows);
   tx.publish('outbound.queued', { mode: actor.mode });
   tx.publish('message.created', { ...scopeOf(actor), message });

@@ -235,17 +235,28 @@ for (const engine of ENGINES) {
       await assertBlocked(sender);
     });
 
-    test('continuing an opted-out one-to-one thread by conversationId is refused too', async () => {
+    test('continuing an opted-out one-to-one thread by conversationId is refused too, and the thread stays as it was', async () => {
       const sender = phone();
       const first = await sendTo(sender);
       await inbound(sender, 'STOP');
-      const res = await acct.test.post('/v1/messages', {
-        from: numberA,
-        conversationId: first.body.conversationId,
-        body: 'still there?',
-      });
+      const thread = () =>
+        t.store.db
+          .selectFrom('conversations')
+          .selectAll()
+          .where('id', '=', first.body.conversationId)
+          .executeTakeFirstOrThrow();
+      const before = await thread();
+      const res = await assertNothingStored(t.store.db, acct.accountId, () =>
+        acct.test.post('/v1/messages', {
+          from: numberA,
+          conversationId: first.body.conversationId,
+          body: 'still there?',
+        }),
+      );
       assert.equal(res.status, 422);
       assert.equal(res.body.error.type, 'recipient_opted_out');
+      assert.equal(res.body.error.param, 'conversationId');
+      assert.deepEqual(await thread(), before, 'the thread keeps its place in the inbox');
     });
 
     test('in a group send the opted-out participant is dropped and the rest still receive', async () => {

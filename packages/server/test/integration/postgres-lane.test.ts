@@ -13,6 +13,10 @@ import {
   settleAttempt,
 } from '../../src/delivery/settle-attempt.ts';
 import { systemClock } from '../../src/lib/clock.ts';
+import { addNumber } from '../../src/commands/add-number.ts';
+import { sendMessage } from '../../src/commands/send-message.ts';
+import { ApiError } from '../../src/domain/errors.ts';
+import { addOptOut } from '../../src/store/repos/opt-outs.ts';
 import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
 import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
@@ -234,6 +238,47 @@ if (ENGINES.includes('postgres')) {
         [deliveries.map((d) => d.id)],
       );
       assert.deepEqual(rows, [{ n: 3 }]);
+    });
+
+    test("a one-to-one send's opt-out check and its rows are one statement, and an opted-out send leaves nothing", async () => {
+      const now = Date.now();
+      const actor = { accountId: 'acct_lane_send', mode: 'test' as const };
+      const from = '+13035550100';
+      await store.write(async (tx) => {
+        await insertAccount(tx.db, {
+          id: actor.accountId,
+          name: 'Send',
+          help_reply: null,
+          created_at: now,
+        });
+        await addNumber(tx, { ...actor, phone: from }, { clock: systemClock });
+        await addOptOut(tx.db, {
+          account_id: actor.accountId,
+          mode: actor.mode,
+          phone: '+13035550199',
+          created_at: now,
+        });
+      });
+      const send = (to: string) =>
+        store.write((tx) =>
+          sendMessage(tx, actor, { from, to, body: 'hi' }, { clock: systemClock }),
+        );
+      // The first send opens the thread; the next one finds it in the store's memo.
+      await send('+13035550142');
+      const sent = await queriesDuring(() => send('+13035550142'));
+      assert.equal(sent.length, 3, sent.join(' | '));
+      assert.match(sent[1]!, /^with "message" as \(insert into "messages"/);
+      assert.match(sent[1]!, /"opt_outs"/);
+      const messages = () =>
+        admin
+          .query('select count(*)::int as n from messages where account_id = $1', [actor.accountId])
+          .then((r) => r.rows[0].n as number);
+      assert.equal(await messages(), 2);
+      await assert.rejects(
+        send('+13035550199'),
+        (error: unknown) => error instanceof ApiError && error.type === 'recipient_opted_out',
+      );
+      assert.equal(await messages(), 2, 'the opted-out send stored nothing');
     });
 
     test('a lane whose connection was terminated between batches begins its next one on a new connection: the write commits at the first try', async () => {

@@ -3,6 +3,7 @@ import { engineOf } from '../capabilities.ts';
 import { compiled, rowFrom, valuesIn } from '../compiled.ts';
 import type { DB } from '../schema.ts';
 import { touchConversation } from './conversations.ts';
+import { optedOutAmong } from './opt-outs.ts';
 import {
   insertMessage,
   insertRecipients,
@@ -35,6 +36,71 @@ const storeOneToOneInOneStatement = compiled((db: Kysely<DB>, ...values: unknown
     .set({ last_message_at: values[conversationAt + 1] as number })
     .where('id', '=', values[conversationAt] as string);
 });
+
+/**
+ * The same, and whether the recipient has opted out, read by a subquery of its
+ * RETURNING clause: the send's opt-out check and its rows in one round trip
+ * instead of two. The scope of the check is the message's account and mode.
+ */
+const storeOneToOneCheckingOptOutInOneStatement = compiled(
+  (db: Kysely<DB>, ...values: unknown[]) => {
+    const recipientAt = messageColumns.length;
+    const conversationAt = recipientAt + recipientColumns.length;
+    const message = rowFrom(messageColumns, values, 0) as MessageRow;
+    const recipient = rowFrom(recipientColumns, values, recipientAt) as RecipientRow;
+    return db
+      .with('message', (q) => q.insertInto('messages').values(message))
+      .with('recipient', (q) => q.insertInto('message_recipients').values(recipient))
+      .updateTable('conversations')
+      .set({ last_message_at: values[conversationAt + 1] as number })
+      .where('id', '=', values[conversationAt] as string)
+      .returning((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('opt_outs')
+              .select('phone')
+              .where('account_id', '=', values[conversationAt + 2] as string)
+              .where('mode', '=', values[conversationAt + 3] as MessageRow['mode'])
+              .where('phone', '=', values[conversationAt + 4] as string),
+          )
+          .as('opted_out'),
+      );
+  },
+);
+
+/**
+ * Stores a one-to-one send (see storeOutboundMessage) unless its recipient has
+ * opted out of its account's messages in its mode, and says whether they had.
+ * On PostgreSQL the check and the rows are one statement, where a send was two
+ * round trips of the request lane: the rows are written whatever the check finds,
+ * so where it returns `optedOut` the caller must fail its unit (throw), which
+ * undoes them, as it does every change of a unit that fails (see WriteUnit).
+ * On SQLite, where a statement is no round trip, the check comes first.
+ */
+export async function storeOneToOneUnlessOptedOut(
+  db: Kysely<DB>,
+  message: MessageRow,
+  recipient: RecipientRow,
+): Promise<{ optedOut: boolean }> {
+  if (engineOf(db) === 'postgres') {
+    const [row] = await storeOneToOneCheckingOptOutInOneStatement(
+      db,
+      ...valuesIn(message, messageColumns),
+      ...valuesIn(recipient, recipientColumns),
+      message.conversation_id,
+      message.created_at,
+      message.account_id,
+      message.mode,
+      recipient.phone,
+    );
+    return { optedOut: Boolean((row as { opted_out?: unknown } | undefined)?.opted_out) };
+  }
+  const optedOut = await optedOutAmong(db, message.account_id, message.mode, [recipient.phone]);
+  if (optedOut.size > 0) return { optedOut: true };
+  await storeOutboundMessage(db, message, [recipient]);
+  return { optedOut: false };
+}
 
 /**
  * Stores a new outbound message: the message, its recipients (each a submission
