@@ -8,7 +8,8 @@ import { backgroundRound } from '../store/write-queue.ts';
 import {
   findMessagesByIds,
   findRecipient,
-  recordCarrierRef,
+  recordCarrierRefs,
+  type CarrierRef,
   type MessageRow,
 } from '../store/repos/messages.ts';
 import {
@@ -144,8 +145,15 @@ export class MessageDispatcher {
       settled.sort(([a], [b]) =>
         a.message_id < b.message_id ? -1 : a.message_id > b.message_id ? 1 : 0,
       );
+      // The accepted ones, most of a round, are recorded in one go (one statement on PostgreSQL).
+      const accepted: CarrierRef[] = settled.flatMap(([row, outcome]) =>
+        outcome.kind === 'accepted'
+          ? [{ messageId: row.message_id, phone: row.phone, carrierRef: outcome.carrierRef }]
+          : [],
+      );
       await this.#store.write(async (tx) => {
         const deps = { clock: this.#clock };
+        await recordCarrierRefs(tx.db, accepted, now);
         for (const [row, outcome] of settled) {
           if (outcome.kind === 'transient' && row.attempts <= RETRY_DELAYS_MS.length) {
             const delay = RETRY_DELAYS_MS[row.attempts - 1] ?? RETRY_DELAYS_MS.at(-1)!;
@@ -158,10 +166,7 @@ export class MessageDispatcher {
             );
             continue;
           }
-          if (outcome.kind === 'accepted') {
-            await recordCarrierRef(tx.db, row.message_id, row.phone, outcome.carrierRef, now);
-            continue;
-          }
+          if (outcome.kind === 'accepted') continue;
           if (outcome.kind === 'gone') {
             // A recipient whose message is not there has nothing to submit, ever.
             await rescheduleSubmission(tx.db, row.message_id, row.phone, null, 'message not found');

@@ -17,6 +17,7 @@ import { addNumber } from '../../src/commands/add-number.ts';
 import { sendMessage } from '../../src/commands/send-message.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { addOptOut } from '../../src/store/repos/opt-outs.ts';
+import { recordCarrierRefs } from '../../src/store/repos/messages.ts';
 import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
 import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
@@ -279,6 +280,39 @@ if (ENGINES.includes('postgres')) {
         (error: unknown) => error instanceof ApiError && error.type === 'recipient_opted_out',
       );
       assert.equal(await messages(), 2, 'the opted-out send stored nothing');
+    });
+
+    test("a dispatcher round's carrier references are recorded in one statement", async () => {
+      const now = Date.now();
+      const actor = { accountId: 'acct_lane_refs', mode: 'test' as const };
+      const from = '+13035550150';
+      const to = ['+14155560301', '+14155560302', '+14155560303'];
+      await store.write(async (tx) => {
+        await insertAccount(tx.db, {
+          id: actor.accountId,
+          name: 'Refs',
+          help_reply: null,
+          created_at: now,
+        });
+        await addNumber(tx, { ...actor, phone: from }, { clock: systemClock });
+      });
+      const message = await store.write((tx) =>
+        sendMessage(tx, actor, { from, to, body: 'hi all' }, { clock: systemClock }),
+      );
+      const refs = to.map((phone, i) => ({ messageId: message.id, phone, carrierRef: `ref_${i}` }));
+      const sent = await queriesDuring(() =>
+        store.write((tx) => recordCarrierRefs(tx.db, refs, now + 1), { lane: 'carrier' }),
+      );
+      assert.equal(sent.length, 3, sent.join(' | '));
+      assert.match(sent[1]!, /^update "message_recipients" as "r"/);
+      const { rows } = await admin.query(
+        'select phone, carrier_ref, updated_at::text from message_recipients where message_id = $1 order by phone',
+        [message.id],
+      );
+      assert.deepEqual(
+        rows,
+        to.map((phone, i) => ({ phone, carrier_ref: `ref_${i}`, updated_at: String(now + 1) })),
+      );
     });
 
     test('a lane whose connection was terminated between batches begins its next one on a new connection: the write commits at the first try', async () => {

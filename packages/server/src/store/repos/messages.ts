@@ -353,15 +353,49 @@ export async function updateRecipientStatus(
   return moved;
 }
 
-/** Records the reference the carrier gave a recipient's submission. */
-export async function recordCarrierRef(
+/** A recipient's submission the carrier accepted, and the reference it gave it. */
+export interface CarrierRef {
+  messageId: string;
+  phone: string;
+  carrierRef: string;
+}
+
+/**
+ * The references of a round's accepted submissions in one statement on PostgreSQL,
+ * where the dispatcher's lane runs one statement per round trip: each column a
+ * parameter holding an array, turned back into rows by `unnest`. Planned per call
+ * (array parameters, see ShapeOptions).
+ */
+const setRecipientCarrierRefs = compiled(
+  (db: Kysely<DB>, messageIds: string[], phones: string[], carrierRefs: string[], at: number) => {
+    const query = sql`update "message_recipients" as "r"
+set "carrier_ref" = "s"."carrier_ref", "updated_at" = ${at}
+from unnest(${messageIds}::text[], ${phones}::text[], ${carrierRefs}::text[]) as "s"("message_id", "phone", "carrier_ref")
+where "r"."message_id" = "s"."message_id" and "r"."phone" = "s"."phone"`;
+    return { compile: () => query.compile(db) };
+  },
+  { planEachCall: true },
+);
+
+/** Records the references the carrier gave recipients' submissions, all at `at`. */
+export async function recordCarrierRefs(
   db: Kysely<DB>,
-  messageId: string,
-  phone: string,
-  carrierRef: string,
+  refs: readonly CarrierRef[],
   at: number,
 ): Promise<void> {
-  await setRecipientCarrierRef(db, messageId, phone, carrierRef, at);
+  if (refs.length > 1 && engineOf(db) === 'postgres') {
+    await setRecipientCarrierRefs(
+      db,
+      refs.map((r) => r.messageId),
+      refs.map((r) => r.phone),
+      refs.map((r) => r.carrierRef),
+      at,
+    );
+    return;
+  }
+  for (const { messageId, phone, carrierRef } of refs) {
+    await setRecipientCarrierRef(db, messageId, phone, carrierRef, at);
+  }
 }
 
 /** Messages of a conversation, oldest first, up to `limit` before an id (for history pages). */
