@@ -184,22 +184,20 @@ export async function sendMessage(
   }
 
   const optedOutParam = input.conversationId !== undefined ? 'conversationId' : 'to';
-  // A one-to-one send's recipient is checked as the message is stored (one round trip on
-  // PostgreSQL, see storeOneToOneUnlessOptedOut); a group's participants before.
-  const checkAsStored = !options.bypassOptOut && !isGroup && recipients.length === 1;
-  if (!options.bypassOptOut && !checkAsStored) {
+  // A one-to-one send (its one recipient) is checked as the message is stored: one round trip
+  // on PostgreSQL (see storeOneToOneUnlessOptedOut). A group's participants are checked first.
+  const checkAsStored = !options.bypassOptOut && !isGroup;
+  if (!options.bypassOptOut && isGroup) {
     const optedOut = await optedOutAmong(tx.db, actor.accountId, actor.mode, recipients);
     if (optedOut.size > 0) {
       recipients = recipients.filter((phone) => !optedOut.has(phone));
       // A dropped participant leaves the group, as texting STOP would have made them; otherwise a
       // later START would silently put them back into a group the business never saw them in.
-      if (isGroup) await deactivateParticipants(tx.db, conversation.id, [...optedOut]);
+      await deactivateParticipants(tx.db, conversation.id, [...optedOut]);
       if (recipients.length === 0) {
         throw new ApiError(
           OPTED_OUT,
-          isGroup
-            ? 'Every participant has opted out of messages from this account.'
-            : recipientOptedOut([...optedOut][0]!),
+          'Every participant has opted out of messages from this account.',
           { param: optedOutParam },
         );
       }
@@ -241,6 +239,7 @@ export async function sendMessage(
     updated_at: now,
   };
   if (checkAsStored) {
+    // Not a group: one recipient (checkRecipients, or a direct thread's one participant).
     const { optedOut } = await storeOneToOneUnlessOptedOut(tx.db, row, recipientRows[0]!);
     // Thrown after the rows were written (on PostgreSQL): failing the unit undoes them.
     if (optedOut) {

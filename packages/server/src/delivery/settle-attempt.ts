@@ -69,6 +69,31 @@ export function settlementOf(
 }
 
 /**
+ * Writes settlements together, as one unit (applySettlements). If that unit fails
+ * (a database error), each is written again on its own, so that only the one at
+ * fault fails; `onSplit` hears the error that made them split. Returns, for each
+ * plan, a promise that settles as its write does.
+ */
+export function writeSettlements(
+  store: Store,
+  plans: readonly SettlementPlan[],
+  onSplit: (error: unknown) => void,
+): Promise<void>[] {
+  const together = store.write((tx) => applySettlements(tx, plans));
+  if (plans.length === 1) return [together];
+  const failed = together.then(
+    () => false,
+    (error: unknown) => {
+      onSplit(error);
+      return true;
+    },
+  );
+  return plans.map((plan) =>
+    failed.then((split) => (split ? store.write((tx) => applySettlements(tx, [plan])) : undefined)),
+  );
+}
+
+/**
  * Settles attempts together in one unit: their logs and their deliveries' new
  * states first (one statement on PostgreSQL), then their endpoints' health
  * changes in the order the attempts came.
@@ -87,8 +112,8 @@ export async function applySettlements(
  * Works out how an attempt is settled, once it has ended (its answer, or giving
  * up): succeeded, a retry at the next time of the schedule, or failed; and its
  * endpoint's health (a 410 or five days of failures disable it, a success ends a
- * run of failures). Pure: the retry's jitter is drawn here, not in a unit that may
- * run twice.
+ * run of failures). Computed once, outside the unit that writes it: the time, the
+ * retry's jitter and the attempt's id are drawn here, not in a unit that may run twice.
  */
 export function planSettlement(
   o: Omit<SettleDeps, 'store'>,

@@ -16,7 +16,7 @@ import type { Store } from '../store/store.ts';
 import { isoTime } from '../presenters/time.ts';
 import { EndpointRows } from './endpoint-rows.ts';
 import { posterOn, type PostResult, type WebhookPoster } from './post-webhook.ts';
-import { applySettlements, planSettlement, type SettlementPlan } from './settle-attempt.ts';
+import { planSettlement, writeSettlements, type SettlementPlan } from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
 
 /** Identifies the sender to receivers' logs and firewalls. */
@@ -324,10 +324,11 @@ export class WebhookWorker {
 
   /**
    * Settlements wait up to SETTLE_GATHER_MS for others and are then written
-   * together, in one unit: on SQLite one commit instead of one each (each cost
-   * ~100 µs: taking the write lock, writing the pages of the deliveries, their
-   * index entries and the attempt log; a turn held ~7 settlements under load), and
-   * on PostgreSQL one statement (see logAttemptsAndSettle). Nothing waits for a
+   * together, as one unit (writeSettlements): on PostgreSQL one statement (see
+   * logAttemptsAndSettle) instead of a round trip of the webhook lane each, which
+   * held the lane, and the claims behind it, for as many round trips; on SQLite
+   * one unit's bookkeeping instead of one each (its statements, ~7 µs a
+   * settlement, hold the writer up to SETTLE_BATCH times that). Nothing waits for a
    * settlement but the delivery's lease (45 s) and the log; its times were fixed
    * when the attempt ended (planSettlement).
    */
@@ -336,18 +337,13 @@ export class WebhookWorker {
     done: (written: Promise<void>) => void;
   }>(
     (gathered) => {
-      const { store } = this.#o;
-      const together = store.write((tx) =>
-        applySettlements(
-          tx,
-          gathered.map((g) => g.plan),
-        ),
+      const written = writeSettlements(
+        this.#o.store,
+        gathered.map((g) => g.plan),
+        (error) =>
+          this.#o.logger.warn({ err: error }, 'settlements failed together; writing each alone'),
       );
-      // If the unit fails (a database error), each settlement is written again on its
-      // own, so that only the one at fault fails.
-      for (const { plan, done } of gathered) {
-        done(together.catch(() => store.write((tx) => applySettlements(tx, [plan]))));
-      }
+      gathered.forEach((g, i) => g.done(written[i]!));
     },
     { waitMs: SETTLE_GATHER_MS, maxItems: SETTLE_BATCH },
   );

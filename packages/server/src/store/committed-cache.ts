@@ -15,7 +15,8 @@ const MAX_ENTRIES = 10_000;
  *   after its commit, too late for "the very next read", so there every read loads.
  * A load that raced a local change is not kept. Only what `load` finds is kept:
  * a missing row is asked for again. Reads of a key while its load runs share that
- * load, unless a change came since it started: on PostgreSQL, where the copies are
+ * load, unless a change came since it started (one that joined a load that fails
+ * loads again by itself): on PostgreSQL, where the copies are
  * dropped every `foreignCheckMs`, each of the webhook worker's attempts that started
  * before the reload of its endpoint had answered read the row again (4,580 reads
  * for 20,000 deliveries to 4 endpoints).
@@ -74,7 +75,8 @@ export class CommittedCache<V> {
     const generation = this.#generation;
     const running = this.#loading.get(key);
     if (running && running.generation === generation && running.version === version) {
-      return running.value;
+      // A read that joined a load that failed tries once more by itself, as it would have alone.
+      return running.value.catch(() => load());
     }
     const loading = { generation, version, value: load() };
     this.#loading.set(key, loading);

@@ -270,16 +270,30 @@ if (ENGINES.includes('postgres')) {
       assert.equal(sent.length, 3, sent.join(' | '));
       assert.match(sent[1]!, /^with "message" as \(insert into "messages"/);
       assert.match(sent[1]!, /"opt_outs"/);
-      const messages = () =>
+      // Rows of the account: its messages, their recipients, its threads and their participants.
+      const stored = () =>
         admin
-          .query('select count(*)::int as n from messages where account_id = $1', [actor.accountId])
-          .then((r) => r.rows[0].n as number);
-      assert.equal(await messages(), 2);
+          .query(
+            `select (select count(*)::int from messages where account_id = $1) as messages,
+               (select count(*)::int from message_recipients r join messages m on m.id = r.message_id
+                 where m.account_id = $1) as recipients,
+               (select count(*)::int from conversations where account_id = $1) as conversations,
+               (select count(*)::int from conversation_participants p join conversations c
+                 on c.id = p.conversation_id where c.account_id = $1) as participants`,
+            [actor.accountId],
+          )
+          .then((r) => r.rows[0] as Record<string, number>);
+      const before = await stored();
+      assert.equal(before.messages, 2);
       await assert.rejects(
         send('+13035550199'),
         (error: unknown) => error instanceof ApiError && error.type === 'recipient_opted_out',
       );
-      assert.equal(await messages(), 2, 'the opted-out send stored nothing');
+      assert.deepEqual(
+        await stored(),
+        before,
+        'the opted-out send, to a new thread, stored nothing',
+      );
     });
 
     test("a dispatcher round's carrier references are recorded in one statement", async () => {

@@ -7,6 +7,7 @@ import {
   applySettlements,
   planSettlement,
   settleAttempt,
+  writeSettlements,
 } from '../../src/delivery/settle-attempt.ts';
 import { systemClock } from '../../src/lib/clock.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
@@ -171,6 +172,32 @@ for (const engine of ENGINES) {
           .where('id', '=', endpoint.id)
           .execute(),
       );
+    });
+
+    test('settlements written together that fail as one are written again one by one: only the one at fault fails', async () => {
+      const deliveries = await Promise.all(
+        ['evt_split_1', 'evt_split_2', 'evt_split_3'].map((id) =>
+          claimedDelivery(id, NOW + 45_000),
+        ),
+      );
+      const plans = deliveries.map((d) => planSettlement(deps(), d, endpoint, NOW, ok));
+      // The second reuses the first's attempt id: together they break the primary key.
+      plans[1] = { ...plans[1]!, attempt: { ...plans[1]!.attempt, id: plans[0]!.attempt.id } };
+      const splits: unknown[] = [];
+      const outcomes = await Promise.allSettled(
+        writeSettlements(store, plans, (error) => splits.push(error)),
+      );
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.equal(splits.length, 1, 'the split is reported once');
+      const rows = await Promise.all(deliveries.map((d) => findDelivery(store.db, d.id)));
+      assert.deepEqual(
+        rows.map((r) => r?.status),
+        ['succeeded', 'pending', 'succeeded'],
+      );
+      assert.equal(rows[1]?.locked_until, NOW + 45_000, 'the one at fault keeps its lease');
     });
 
     test('the delivery log shows a delivery and its attempts as of one moment', async () => {

@@ -87,4 +87,36 @@ describe('committed copies of rows', () => {
     assert.equal(loads, 2);
     cache.close();
   });
+
+  test('a load that started before a change and ends after it leaves the newer load to the reads after it', async () => {
+    const { fake, store } = fakeStore();
+    const cache = cacheOn(store);
+    const { started, load } = controlledLoads();
+    const older = cache.get('a', load);
+    fake.signals.emit(CHANGED, { id: 'a' });
+    const newer = cache.get('a', load);
+    started[0]!('old');
+    assert.equal(await older, 'old');
+    // The newer load still runs: a read now shares it instead of starting a third.
+    const joined = cache.get('a', load);
+    assert.equal(started.length, 2);
+    started[1]!('new');
+    assert.deepEqual([await newer, await joined], ['new', 'new']);
+    cache.close();
+  });
+
+  test('a read that joined a load that failed loads again by itself', async () => {
+    const { store } = fakeStore();
+    const cache = cacheOn(store);
+    let loads = 0;
+    let fail!: (error: Error) => void;
+    const failing = () => (loads++, new Promise<string>((_, reject) => (fail = reject)));
+    const first = cache.get('a', failing);
+    const joined = cache.get('a', async () => (loads++, 'loaded'));
+    fail(new Error('connection lost'));
+    await assert.rejects(first, /connection lost/);
+    assert.equal(await joined, 'loaded');
+    assert.equal(loads, 2);
+    cache.close();
+  });
 });

@@ -94,7 +94,10 @@ export async function storeOneToOneUnlessOptedOut(
       message.mode,
       recipient.phone,
     );
-    return { optedOut: Boolean((row as { opted_out?: unknown } | undefined)?.opted_out) };
+    // The thread is opened or found before the store: a send that finds none is a bug, and
+    // must not pass as a recipient who has not opted out.
+    if (!row) throw new Error(`No conversation ${message.conversation_id} to store a send in.`);
+    return { optedOut: Boolean((row as { opted_out: unknown }).opted_out) };
   }
   const optedOut = await optedOutAmong(db, message.account_id, message.mode, [recipient.phone]);
   if (optedOut.size > 0) return { optedOut: true };
