@@ -47,11 +47,6 @@ export interface SendOptions {
 
 const OPTED_OUT = 'recipient_opted_out';
 
-/** The message of the error a send to one opted-out recipient gets. */
-function recipientOptedOut(phone: string): string {
-  return `${phone} has opted out of messages from this account (they texted STOP).`;
-}
-
 /**
  * Checks that `from` is the account's number. A number is never removed or moved
  * to another account once provisioned, so its holder is remembered for the life
@@ -243,7 +238,11 @@ export async function sendMessage(
     const { optedOut } = await storeOneToOneUnlessOptedOut(tx.db, row, recipientRows[0]!);
     // Thrown after the rows were written (on PostgreSQL): failing the unit undoes them.
     if (optedOut) {
-      throw new ApiError(OPTED_OUT, recipientOptedOut(recipients[0]!), { param: optedOutParam });
+      throw new ApiError(
+        OPTED_OUT,
+        `${recipients[0]} has opted out of messages from this account (they texted STOP).`,
+        { param: optedOutParam },
+      );
     }
   } else {
     await storeOutboundMessage(tx.db, row, recipientRows);

@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type Kysely } from 'kysely';
+import { CompiledQuery, type Compilable, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from './schema.ts';
 
 /** Runs SQL with parameters on one connection, for its rows or for the count of rows it changed. */
@@ -90,6 +90,21 @@ export function compiled<A extends unknown[], R>(
     if (direct) return direct.rows(sql, parameters) as Promise<R[]>;
     return db.executeQuery<R>(CompiledQuery.raw(sql, parameters)).then((r) => r.rows);
   };
+}
+
+/**
+ * A shape written as SQL text (Kysely's `sql` template), for what the query builder
+ * cannot say, such as rows made by `unnest` of array parameters: compiled the same
+ * way as `compiled`'s, its arguments only passed through as values.
+ */
+export function compiledSql<A extends unknown[], R>(
+  build: (...args: A) => RawBuilder<R>,
+  options: ShapeOptions = {},
+): (db: Kysely<DB>, ...args: A) => Promise<R[]> {
+  return compiled((db: Kysely<DB>, ...args: A) => {
+    const query = build(...args);
+    return { compile: () => query.compile(db) };
+  }, options);
 }
 
 /**

@@ -1,6 +1,12 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf } from '../capabilities.ts';
-import { compiled, compiledChanges, compiledInsert, compiledInsertRows } from '../compiled.ts';
+import {
+  compiled,
+  compiledChanges,
+  compiledInsert,
+  compiledInsertRows,
+  compiledSql,
+} from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
@@ -366,14 +372,12 @@ export interface CarrierRef {
  * parameter holding an array, turned back into rows by `unnest`. Planned per call
  * (array parameters, see ShapeOptions).
  */
-const setRecipientCarrierRefs = compiled(
-  (db: Kysely<DB>, messageIds: string[], phones: string[], carrierRefs: string[], at: number) => {
-    const query = sql`update "message_recipients" as "r"
+const setRecipientCarrierRefs = compiledSql(
+  (messageIds: string[], phones: string[], carrierRefs: string[], at: number) =>
+    sql`update "message_recipients" as "r"
 set "carrier_ref" = "s"."carrier_ref", "updated_at" = ${at}
 from unnest(${messageIds}::text[], ${phones}::text[], ${carrierRefs}::text[]) as "s"("message_id", "phone", "carrier_ref")
-where "r"."message_id" = "s"."message_id" and "r"."phone" = "s"."phone"`;
-    return { compile: () => query.compile(db) };
-  },
+where "r"."message_id" = "s"."message_id" and "r"."phone" = "s"."phone"`,
   { planEachCall: true },
 );
 

@@ -16,6 +16,10 @@ import {
 const messageColumns = Object.keys(MESSAGE_COLUMNS) as (keyof MessageRow)[];
 const recipientColumns = Object.keys(RECIPIENT_COLUMNS) as (keyof RecipientRow)[];
 
+/** Where the values of a one-to-one store start: the message's, its recipient's, then its thread's. */
+const recipientAt = messageColumns.length;
+const conversationAt = recipientAt + recipientColumns.length;
+
 /**
  * A one-to-one send on PostgreSQL in one statement: the message and its recipient
  * (which is its queued submission) are inserted by data-modifying CTEs of the
@@ -24,9 +28,7 @@ const recipientColumns = Object.keys(RECIPIENT_COLUMNS) as (keyof RecipientRow)[
  * others' rows, which none of them needs; the foreign keys are checked at the end
  * of the statement.)
  */
-const storeOneToOneInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) => {
-  const recipientAt = messageColumns.length;
-  const conversationAt = recipientAt + recipientColumns.length;
+function storeOneToOne(db: Kysely<DB>, values: unknown[]) {
   return db
     .with('message', (q) => q.insertInto('messages').values(rowFrom(messageColumns, values, 0)))
     .with('recipient', (q) =>
@@ -35,38 +37,30 @@ const storeOneToOneInOneStatement = compiled((db: Kysely<DB>, ...values: unknown
     .updateTable('conversations')
     .set({ last_message_at: values[conversationAt + 1] as number })
     .where('id', '=', values[conversationAt] as string);
-});
+}
+
+const storeOneToOneInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  storeOneToOne(db, values),
+);
 
 /**
  * The same, and whether the recipient has opted out, read by a subquery of its
  * RETURNING clause: the send's opt-out check and its rows in one round trip
  * instead of two. The scope of the check is the message's account and mode.
  */
-const storeOneToOneCheckingOptOutInOneStatement = compiled(
-  (db: Kysely<DB>, ...values: unknown[]) => {
-    const recipientAt = messageColumns.length;
-    const conversationAt = recipientAt + recipientColumns.length;
-    const message = rowFrom(messageColumns, values, 0) as MessageRow;
-    const recipient = rowFrom(recipientColumns, values, recipientAt) as RecipientRow;
-    return db
-      .with('message', (q) => q.insertInto('messages').values(message))
-      .with('recipient', (q) => q.insertInto('message_recipients').values(recipient))
-      .updateTable('conversations')
-      .set({ last_message_at: values[conversationAt + 1] as number })
-      .where('id', '=', values[conversationAt] as string)
-      .returning((eb) =>
+const storeOneToOneCheckingOptOutInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  storeOneToOne(db, values).returning((eb) =>
+    eb
+      .exists(
         eb
-          .exists(
-            eb
-              .selectFrom('opt_outs')
-              .select('phone')
-              .where('account_id', '=', values[conversationAt + 2] as string)
-              .where('mode', '=', values[conversationAt + 3] as MessageRow['mode'])
-              .where('phone', '=', values[conversationAt + 4] as string),
-          )
-          .as('opted_out'),
-      );
-  },
+          .selectFrom('opt_outs')
+          .select('phone')
+          .where('account_id', '=', values[conversationAt + 2] as string)
+          .where('mode', '=', values[conversationAt + 3] as MessageRow['mode'])
+          .where('phone', '=', values[conversationAt + 4] as string),
+      )
+      .as('opted_out'),
+  ),
 );
 
 /**

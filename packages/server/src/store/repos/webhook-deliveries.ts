@@ -1,6 +1,6 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf, type Capabilities } from '../capabilities.ts';
-import { compiled, compiledInsert, rowFrom, valuesIn } from '../compiled.ts';
+import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -152,13 +152,13 @@ export interface AttemptSettlement {
  * endpoints busy waited behind it. Planned per call (array parameters, see
  * ShapeOptions).
  */
-const logAndSettleManyInOneStatement = compiled(
-  (db: Kysely<DB>, ...columns: unknown[]) => {
+const logAndSettleManyInOneStatement = compiledSql(
+  (...columns: unknown[]) => {
     const [id, deliveryId, endpointId, attemptedAt, statusCode, error, durationMs, excerpt] =
       columns;
     const [status, attempts, nextAttemptAt, lastStatusCode, lastError, updatedAt, key, lease] =
       columns.slice(attemptColumns.length);
-    const query = sql`with "attempt" as (
+    return sql`with "attempt" as (
   insert into "webhook_attempts" ("id", "delivery_id", "endpoint_id", "attempted_at", "status_code", "error", "duration_ms", "response_excerpt")
   select * from unnest(${id}::text[], ${deliveryId}::text[], ${endpointId}::text[], ${attemptedAt}::bigint[], ${statusCode}::integer[], ${error}::text[], ${durationMs}::integer[], ${excerpt}::text[])
 )
@@ -169,7 +169,6 @@ set "status" = "s"."status", "attempts" = "s"."attempts", "next_attempt_at" = "s
 from unnest(${status}::text[], ${attempts}::integer[], ${nextAttemptAt}::bigint[], ${lastStatusCode}::integer[], ${lastError}::text[], ${updatedAt}::bigint[], ${key}::text[], ${lease}::bigint[])
   as "s"("status", "attempts", "next_attempt_at", "last_status_code", "last_error", "updated_at", "id", "lease")
 where "d"."id" = "s"."id" and "d"."locked_until" = "s"."lease"`;
-    return { compile: () => query.compile(db) };
   },
   { planEachCall: true },
 );
