@@ -96,8 +96,20 @@ const SETTLE_GATHER_MS = 5;
 /** Settlements committed together at most. */
 const SETTLE_BATCH = 64;
 
-/** How long a claim that came back short stands for the same busy endpoints (see #shortClaim). */
-const SHORT_CLAIM_HOLD_MS = 100;
+/** How often the worker looks for due deliveries when nothing signalled one. */
+const POLL_MS = 1000;
+
+/**
+ * How long a claim that came back short stands for the same busy endpoints (see
+ * #shortClaim): as long as an idle worker waits between polls, since what it
+ * may miss meanwhile is what a poll would find. Retries fall due 4.5 s or more
+ * after their attempt and leases lapse after 45 s, so a second at most is added to
+ * either. With 100 ms, a backlog of 20 000 deliveries to four busy endpoints
+ * cost a claim that walked them all and found nothing ten times a second (3–8 ms
+ * each, holding the writer): 9.4 k → 10.4 k deliveries/s, the mean of six runs
+ * each (docs/benchmarks.md).
+ */
+const SHORT_CLAIM_HOLD_MS = POLL_MS;
 
 /**
  * Delivers pending webhook deliveries: claims due ones, POSTs each signed
@@ -155,7 +167,7 @@ export class WebhookWorker {
     this.#pump = new Pump({
       round: () => this.#round(false),
       clock: options.clock,
-      pollMs: 1000,
+      pollMs: POLL_MS,
       onError: (error) => this.#o.logger.error({ err: error }, 'webhook round failed'),
     });
   }
