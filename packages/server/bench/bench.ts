@@ -1,9 +1,11 @@
-// `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000]`
+// `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000] [-- --rounds 3]`
 // Starts the real service from a fresh data directory, loads it from wrk (a separate
 // process), measures the reference (reference-server.ts, reference-webhook-loop.ts) in the
-// same run, and prints a table with the ratios. Writes bench-results/<run>.json and an SVG
+// same run, and prints a table with the ratios. The two loads compared with a reference take
+// turns with it, `--rounds` times: the ratio is the median of each round's, as a machine whose
+// speed drifts by a fifth within a minute (docs/benchmarks.md) moves both sides of a round alike. Writes bench-results/<run>.json and an SVG
 // chart of the latency distributions. Talks to 127.0.0.1 only; bounded to a few minutes.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -24,17 +26,19 @@ import {
 import { fmt, latencyChart, markdown } from './lib/report.ts';
 import { summarize } from './lib/summary.ts';
 import { seedConversations, seedEvents, seedMessages, type SeedScope } from './lib/seed.ts';
-import { haveWrk, percentilesOf, runWrk } from './lib/wrk.ts';
+import { haveWrk, percentilesOf, runWrk, type LoadResult } from './lib/wrk.ts';
 
 const { values } = parseArgs({
   options: {
     postgres: { type: 'boolean', default: false },
     seconds: { type: 'string', default: '10' },
     messages: { type: 'string', default: '1000000' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const SECONDS = Number(values.seconds);
 const MESSAGES = Number(values.messages);
+const ROUNDS = Math.max(1, Math.floor(Number(values.rounds)));
 const CONNECTIONS = 64;
 const FANOUT_ENDPOINTS = 4;
 const FANOUT_EVENTS = 5000;
@@ -122,7 +126,8 @@ const results: Record<string, unknown> = {
   connections: CONNECTIONS,
 };
 const WARM_UP = 2;
-const post = (url: string, pid: number, key: string, from: string) =>
+/** A POST load; the first one of each server is preceded by a warm-up. */
+const post = (url: string, pid: number, key: string, from: string, warm: boolean) =>
   runWrk({
     url,
     script: 'post.lua',
@@ -130,7 +135,7 @@ const post = (url: string, pid: number, key: string, from: string) =>
     connections: CONNECTIONS,
     serverPid: pid,
     env: { BENCH_KEY: key, BENCH_FROM: from },
-    warmUp: WARM_UP,
+    warmUp: warm ? 0 : WARM_UP,
   });
 const get = (url: string, pid: number, key: string, ids: string[]) => {
   const file = join(place.dataDir, 'ids.txt');
@@ -145,6 +150,25 @@ const get = (url: string, pid: number, key: string, ids: string[]) => {
     warmUp: WARM_UP,
   });
 };
+
+/** Runs reference-webhook-loop.ts: as many signed POSTs to the receiver as the fan-out's. */
+async function referenceLoop(receiverUrl: string): Promise<{ perSecond: number; errors: number }> {
+  const loop = spawn(
+    process.execPath,
+    [
+      join(import.meta.dirname, 'reference-webhook-loop.ts'),
+      receiverUrl,
+      String(FANOUT_EVENTS * FANOUT_ENDPOINTS),
+      String(FANOUT_ENDPOINTS * 10),
+      String(FANOUT_ENDPOINTS),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let loopOut = '';
+  loop.stdout.on('data', (d: Buffer) => (loopOut += d));
+  await new Promise((r) => loop.on('close', r));
+  return JSON.parse(loopOut) as { perSecond: number; errors: number };
+}
 
 /** The service's error-level log lines (it logs at warn), kept so a run with errors says why. */
 const serviceErrors: string[] = [];
@@ -165,8 +189,6 @@ try {
   const refDir = join(place.dataDir, 'reference');
   mkdirSync(refDir);
   const reference = await startReference(refDir, place.databaseUrl);
-  const refPost = await post(reference.url, reference.pid, '', '+15005550100');
-  await reference.stop();
 
   const account = await runCli(['accounts', 'create', '--name', 'Bench'], env);
   const key = (await runCli(['keys', 'create', '--account', account.id, '--mode', 'test'], env))
@@ -197,20 +219,31 @@ try {
   let service = await startService(env);
   log('GET /v1/messages/{id} on 10 k messages');
   const get10k = await get(service.url, service.pid, key, ids10k);
-  log(`POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s`);
-  const sbPost = await post(service.url, service.pid, key, scope.from);
-  if (sbPost.firstFailure) log(`first failed answer: ${sbPost.firstFailure}`);
-  const drainStarted = performance.now();
-  while ((await undelivered(store)) > 0 && performance.now() - drainStarted < 180_000) {
-    await new Promise((r) => setTimeout(r, 250));
+  const refPosts: LoadResult[] = [];
+  const sbPosts: LoadResult[] = [];
+  const drains: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    log(
+      `round ${round}/${ROUNDS}: POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s, to the reference (durable group commit), then to Switchboard`,
+    );
+    refPosts.push(await post(reference.url, reference.pid, '', '+15005550100', round > 1));
+    const sbPost = await post(service.url, service.pid, key, scope.from, round > 1);
+    sbPosts.push(sbPost);
+    if (sbPost.firstFailure) log(`first failed answer: ${sbPost.firstFailure}`);
+    // The carrier's side of the load is still running: the next round starts once it is done.
+    const drainStarted = performance.now();
+    while ((await undelivered(store)) > 0 && performance.now() - drainStarted < 180_000) {
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    drains.push((performance.now() - drainStarted) / 1000);
+    log(`backlog delivered ${fmt(drains.at(-1)!, ' s', 1)} after the load`);
   }
-  const drainSeconds = (performance.now() - drainStarted) / 1000;
-  log(`backlog delivered ${fmt(drainSeconds, ' s', 1)} after the load`);
+  await reference.stop();
 
   // Peak RSS per phase: each phase's peak starts from the resident set it found.
   const rssByPhaseMb: Record<string, number> = {};
   const endPhase = (name: string, pid: number) => {
-    rssByPhaseMb[name] = peakRssMb(pid);
+    rssByPhaseMb[name] = Math.max(rssByPhaseMb[name] ?? 0, peakRssMb(pid));
     resetPeakRss(pid);
   };
   endPhase('getAndPost', service.pid);
@@ -252,36 +285,28 @@ try {
   }
   endPhase('pushProbe', service.pid);
   await stopService(service);
-  // The events are recorded while the service is stopped, then it starts and delivers
-  // them. Recorded from this process while the service ran, they held SQLite's write
-  // lock away from it: its event loop stood still in the busy wait for ~0.3 s at a
-  // time, a stall no event the service records itself would cause. Both the service
-  // and the reference loop below start cold.
-  await seedEvents(store, scope, FANOUT_EVENTS);
-  await receiver.stats(true);
-  service = await startService(env);
-  log(`webhook fan-out: ${FANOUT_EVENTS} events × ${FANOUT_ENDPOINTS} endpoints`);
-  const fanOut = await drainRate(receiver, FANOUT_EVENTS * FANOUT_ENDPOINTS, 120_000);
-  endPhase('fanOut', service.pid);
-  await stopService(service);
-
-  await receiver.stats(true);
-  log('reference webhook loop: signed POSTs, same receiver, same concurrency');
-  const loop = spawn(
-    process.execPath,
-    [
-      join(import.meta.dirname, 'reference-webhook-loop.ts'),
-      receiver.url,
-      String(FANOUT_EVENTS * FANOUT_ENDPOINTS),
-      String(FANOUT_ENDPOINTS * 10),
-      String(FANOUT_ENDPOINTS),
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  let loopOut = '';
-  loop.stdout.on('data', (d: Buffer) => (loopOut += d));
-  await new Promise((r) => loop.on('close', r));
-  const refLoop = JSON.parse(loopOut) as { perSecond: number; errors: number };
+  const fanOuts: { delivered: number; perSecond: number }[] = [];
+  const refLoops: { perSecond: number; errors: number }[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    // The events are recorded while the service is stopped, then it starts and delivers
+    // them. Recorded from this process while the service ran, they held SQLite's write
+    // lock away from it: its event loop stood still in the busy wait for ~0.3 s at a
+    // time, a stall no event the service records itself would cause. Both the service
+    // and the reference loop below start cold.
+    await seedEvents(store, scope, FANOUT_EVENTS);
+    // Written out before the service starts, as before each load (runWrk).
+    spawnSync('sync');
+    await receiver.stats(true);
+    service = await startService(env);
+    log(
+      `round ${round}/${ROUNDS}: webhook fan-out, ${FANOUT_EVENTS} events × ${FANOUT_ENDPOINTS} endpoints, then the reference loop (signed POSTs, same receiver, same concurrency)`,
+    );
+    fanOuts.push(await drainRate(receiver, FANOUT_EVENTS * FANOUT_ENDPOINTS, 120_000));
+    endPhase('fanOut', service.pid);
+    await stopService(service);
+    await receiver.stats(true);
+    refLoops.push(await referenceLoop(receiver.url));
+  }
 
   log(`seeding to ${MESSAGES.toLocaleString('en-US')} messages`);
   const seedStarted = performance.now();
@@ -310,17 +335,17 @@ try {
     connections: CONNECTIONS,
     messages: MESSAGES,
     endpoints: FANOUT_ENDPOINTS,
-    refPost,
-    sbPost,
+    refPosts,
+    sbPosts,
     get10k,
     get1m,
-    fanOut,
-    refLoop,
+    fanOuts,
+    refLoops,
     toWebhook,
     toPush,
     rss,
     signInRss: signInRss!,
-    drainSeconds,
+    drainSeconds: Math.max(...drains),
     seedSeconds,
   };
   if (serviceErrors.length > 0) {
@@ -331,17 +356,18 @@ try {
   process.stdout.write(`\n${table}\n\n`);
 
   Object.assign(results, {
-    refPost,
-    sbPost,
+    rounds: ROUNDS,
+    refPosts,
+    sbPosts,
     get10k,
     get1m,
-    fanOut,
-    refLoop,
+    fanOuts,
+    refLoops,
     toWebhook: { percentiles: percentilesOf(toWebhook.latencies), missing: toWebhook.missing },
     toPush: { percentiles: percentilesOf(toPush.latencies), missing: toPush.missing },
     rssMb: rss,
     rssByPhaseMb,
-    drainSeconds,
+    drainSeconds: drains,
     seedSeconds,
     serviceErrors: serviceErrors.slice(0, 50),
     rows,

@@ -98,8 +98,3 @@ export function latencyChart(title: string, series: Series[]): string {
 export function fmt(value: number, unit: string, digits = 0): string {
   return `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit}`;
 }
-
-/** `a / b` as a percentage. */
-export function ratio(a: number, b: number): string {
-  return b > 0 ? `${((a / b) * 100).toFixed(0)} %` : 'n/a';
-}

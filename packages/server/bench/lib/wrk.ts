@@ -53,6 +53,9 @@ export async function runWrk(options: {
   warmUp?: number;
 }): Promise<LoadResult> {
   if (options.warmUp) await runWrk({ ...options, seconds: options.warmUp, warmUp: 0 });
+  // What earlier loads left dirty in the page cache is written out now, not by the kernel's
+  // flusher during this load, where it slowed this server's fsyncs for an earlier one's work.
+  spawnSync('sync');
   const script = join(import.meta.dirname, '..', 'wrk', options.script);
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s'];
   const cpuBefore = cpuMs(options.serverPid);

@@ -1,0 +1,94 @@
+// The bench's rounds: the reference and Switchboard take turns, and the report is made of
+// the rounds' medians, so one round on a machine that slowed for a while cannot decide a target.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { median, mergeRounds, summarize, type Measurements } from '../../bench/lib/summary.ts';
+import type { LoadResult } from '../../bench/lib/wrk.ts';
+
+function load(perSecond: number, p99: number, errors = 0): LoadResult {
+  return {
+    requests: perSecond * 10,
+    seconds: 10,
+    perSecond,
+    errors,
+    errorKinds: errors > 0 ? { status: errors } : {},
+    failedStatuses: errors > 0 ? { '500': errors } : {},
+    firstFailure: errors > 0 ? 'HTTP 500' : '',
+    p50: p99 / 4,
+    p99,
+    max: p99 * 2,
+    percentiles: [
+      [50, p99 / 4],
+      [99, p99],
+    ],
+    cpuUsPerRequest: 1e6 / perSecond,
+  };
+}
+
+function measurements(over: Partial<Measurements>): Measurements {
+  return {
+    connections: 64,
+    messages: 1_000_000,
+    endpoints: 4,
+    refPosts: [load(30_000, 5)],
+    sbPosts: [load(22_000, 20)],
+    get10k: load(20_000, 8),
+    get1m: load(19_000, 9),
+    fanOuts: [{ perSecond: 8000 }],
+    refLoops: [{ perSecond: 10_000 }],
+    toWebhook: { latencies: [5, 6, 7], missing: 0 },
+    toPush: { latencies: [2, 3, 4], missing: 0 },
+    rss: 180,
+    signInRss: 210,
+    drainSeconds: 1,
+    seedSeconds: 20,
+    ...over,
+  };
+}
+
+const target = (m: Measurements, name: string) =>
+  summarize(m).targets.find((t) => t.name.startsWith(name))!;
+
+describe('bench rounds', () => {
+  test('the median of an odd count is its middle value, of an even count the lower middle', () => {
+    assert.equal(median([3, 1, 2]), 2);
+    assert.equal(median([4, 1, 3, 2]), 2);
+    assert.equal(median([7]), 7);
+  });
+
+  test('merged rounds keep the median rate and p99, and every error of every round', () => {
+    const merged = mergeRounds([load(9000, 40), load(11_000, 20, 3), load(10_000, 30)]);
+    assert.equal(merged.perSecond, 10_000);
+    assert.equal(merged.p99, 30);
+    assert.equal(merged.errors, 3);
+    assert.deepEqual(merged.failedStatuses, { '500': 3 });
+    assert.deepEqual(merged.percentiles, load(10_000, 30).percentiles);
+  });
+
+  test('a ratio target is judged on the median of the rounds’ ratios, each to its own reference', () => {
+    // The machine slowed in round 2: both sides of that round fell alike.
+    const m = measurements({
+      fanOuts: [{ perSecond: 7500 }, { perSecond: 5000 }, { perSecond: 7000 }],
+      refLoops: [{ perSecond: 10_000 }, { perSecond: 6000 }, { perSecond: 10_000 }],
+    });
+    const fanOut = target(m, 'webhook deliveries');
+    assert.equal(fanOut.measured, '75 %');
+    assert.equal(fanOut.met, true);
+    // Medians of each side alone would compare 7 000 with 10 000: 70 %, not what any round saw.
+  });
+
+  test('the POST targets miss when the median round misses, or when any round had an error', () => {
+    const slow = measurements({
+      refPosts: [load(30_000, 5), load(30_000, 5), load(30_000, 5)],
+      sbPosts: [load(25_000, 20), load(15_000, 30), load(20_000, 26)],
+    });
+    assert.equal(target(slow, 'POST ≥ 70 %').met, false);
+    assert.equal(target(slow, 'POST p99').met, false);
+    const failing = measurements({
+      refPosts: [load(30_000, 5), load(30_000, 5), load(30_000, 5)],
+      sbPosts: [load(25_000, 20), load(25_000, 20, 1), load(25_000, 20)],
+    });
+    assert.equal(target(failing, 'POST ≥ 70 %').met, true);
+    assert.equal(target(failing, 'POST p99').met, false);
+  });
+});
