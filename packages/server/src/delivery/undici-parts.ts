@@ -26,21 +26,3 @@ export function buildConnector(
   const build = require('undici/lib/core/connect.js') as typeof Undici.buildConnector;
   return build(options);
 }
-
-type Request = (
-  this: Undici.Dispatcher,
-  options: Undici.Dispatcher.RequestOptions,
-) => Promise<Undici.Dispatcher.ResponseData>;
-let request: Request | undefined;
-
-/**
- * `dispatcher.request(options)`. undici's entry point adds `request` to every dispatcher;
- * these files alone do not, so it is called on the dispatcher here.
- */
-export function requestOn(
-  dispatcher: Undici.Dispatcher,
-  options: Undici.Dispatcher.RequestOptions,
-): Promise<Undici.Dispatcher.ResponseData> {
-  request ??= require('undici/lib/api/api-request.js') as Request;
-  return request.call(dispatcher, options);
-}
