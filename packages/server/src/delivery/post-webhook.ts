@@ -46,12 +46,14 @@ function utf8Prefix(text: string, maxBytes: number): string {
   return new StringDecoder('utf8').write(bytes.subarray(0, maxBytes));
 }
 
-function decodeExcerpt(chunks: Buffer[], size: number): string {
+/** The excerpt of what came of a body; `whole` when it came to its end. */
+function decodeExcerpt(chunks: Buffer[], size: number, whole: boolean): string {
   const head = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  // Only a body cut at the bound can end inside a character: StringDecoder holds such a
-  // partial character back instead of turning it into U+FFFD. A whole body decodes as it is.
+  // A body cut short (at the bound, or by the attempt's end) can end inside a character:
+  // StringDecoder holds such a partial character back instead of turning it into U+FFFD.
+  // A whole body decodes as it is.
   const decoded =
-    size < RESPONSE_EXCERPT_BYTES
+    whole && size < RESPONSE_EXCERPT_BYTES
       ? head.toString('utf8')
       : new StringDecoder('utf8').write(head.subarray(0, RESPONSE_EXCERPT_BYTES));
   // PostgreSQL text cannot hold NUL: left in, the attempt could never be logged and the
@@ -120,30 +122,33 @@ export function postWebhook(options: {
           error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : String(error),
         excerpt: null,
       });
-    const answered = () =>
+    const answered = (whole: boolean) =>
       finish({
         status: status!,
         ...(retryAfter !== undefined ? { retryAfter } : {}),
-        excerpt: decodeExcerpt(chunks, size),
+        excerpt: decodeExcerpt(chunks, size, whole),
       });
-    const abort = (reason: Error) => {
-      if (controller) controller.abort(reason);
-      else abortReason = reason;
-    };
 
-    // The bound on the whole attempt, connecting to the last byte read: undici's own
-    // timeouts each bound one wait, and a body dripping a byte at a time would pass them all.
-    const timer = setTimeout(
-      () => abort(new DOMException('The attempt timed out.', 'TimeoutError')),
-      options.timeoutMs,
-    );
+    // The bound on the whole attempt, waiting for a connection to the last byte read:
+    // undici's own timeouts each bound one wait, and a body dripping a byte at a time
+    // would pass them all. A request not yet started (queued behind the pool's busy
+    // connections, or still connecting) ends now and is aborted if it ever starts.
+    const timer = setTimeout(() => {
+      const reason = new DOMException('The attempt timed out.', 'TimeoutError');
+      if (controller) {
+        controller.abort(reason);
+      } else {
+        abortReason = reason;
+        fail(reason);
+      }
+    }, options.timeoutMs);
     // A pending attempt alone does not keep the process running.
     timer.unref();
 
     const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started) {
-        controller = started;
-        if (abortReason) started.abort(abortReason);
+      onRequestStart(starting) {
+        controller = starting;
+        if (abortReason) starting.abort(abortReason);
       },
       onResponseStart(_controller, statusCode, headers) {
         // A 1xx is not the answer; the final status follows it.
@@ -156,18 +161,18 @@ export function postWebhook(options: {
         chunks.push(chunk);
         size += chunk.length;
         if (size >= RESPONSE_EXCERPT_BYTES) {
-          answered();
+          answered(false);
           // A huge answer is never read whole: the rest goes with the connection.
           ongoing.abort(new Error('the response excerpt is complete'));
         }
       },
       onResponseEnd() {
-        answered();
+        answered(true);
       },
       onResponseError(_controller, error) {
         // Cut off while its body came (the bound on the attempt, a dropped connection): the
         // endpoint has answered, and what came of the body is its excerpt.
-        if (status !== undefined) answered();
+        if (status !== undefined) answered(false);
         else fail(error);
       },
     };

@@ -101,10 +101,10 @@ const POLL_MS = 1000;
 
 /**
  * How long a claim that came back short stands for the same busy endpoints (see
- * #shortClaim): as long as an idle worker waits between polls, since what it
- * may miss meanwhile is what a poll would find. Retries fall due 4.5 s or more
- * after their attempt and leases lapse after 45 s, so a second at most is added to
- * either. With 100 ms, a backlog of 20 000 deliveries to four busy endpoints
+ * #shortClaim): a poll interval, since what it may miss meanwhile is what a poll
+ * would find. Retries fall due 4.5 s or more after their attempt and leases lapse
+ * after 45 s, so a second at most is added to either while attempts run; a worker
+ * with nothing to do ends the hold at the next due time it read. With 100 ms, a backlog of 20 000 deliveries to four busy endpoints
  * cost a claim that walked them all and found nothing ten times a second (3–8 ms
  * each, holding the writer): 9.4 k → 10.4 k deliveries/s, the mean of six runs
  * each (docs/benchmarks.md).
@@ -139,9 +139,10 @@ export class WebhookWorker {
    * skips those endpoints again (or more) would find nothing new, after walking
    * every pending delivery of theirs: 2 ms each with 20 000 pending, and rounds
    * run at every attempt's end. Rows falling due with time (retries, lapsed
-   * leases) are picked up once SHORT_CLAIM_HOLD_MS has passed.
+   * leases) are picked up once the hold is over (`until`): SHORT_CLAIM_HOLD_MS
+   * later, or at the next due time when nothing else was running.
    */
-  #shortClaim: { busy: string[]; at: number } | null = null;
+  #shortClaim: { busy: string[]; at: number; until: number } | null = null;
   /** Counts new-delivery signals, so a claim that raced one does not become the memo. */
   #signals = 0;
   readonly #wake = () => {
@@ -209,14 +210,16 @@ export class WebhookWorker {
       (id) => this.#waiting.has(id) || (this.#inFlight.get(id) ?? 0) >= this.#o.perEndpoint,
     );
     const short = this.#shortClaim;
+    // A clock set back ends the hold as well: its times no longer say what has passed.
     const pointless =
       short !== null &&
-      now - short.at < SHORT_CLAIM_HOLD_MS &&
+      now >= short.at &&
+      now < short.until &&
       short.busy.every((id) => busy.includes(id));
     if (pointless) {
       // Attempts' ends wake a round before then if an endpoint frees; rows falling due with
       // time are claimed once the hold is over.
-      return { again: 'at', at: short.at + SHORT_CLAIM_HOLD_MS } as const;
+      return { again: 'at', at: short.until } as const;
     }
     const signals = this.#signals;
     let claimedAny = room <= 0;
@@ -253,7 +256,7 @@ export class WebhookWorker {
       // claim may have run before its commit). A full claim leaves the memo as it was: it
       // took rows only of endpoints the memo had seen busy, and says nothing of the others.
       if (claimed.length < room && this.#signals === signals) {
-        this.#shortClaim = { busy, at: now };
+        this.#shortClaim = { busy, at: now, until: now + SHORT_CLAIM_HOLD_MS };
       }
     }
     // While attempts run, their ends wake the next round; the next due time is only needed
@@ -265,6 +268,8 @@ export class WebhookWorker {
     const due = await nextDeliveryDue(store.db);
     // Due now but not claimed: every endpoint with due work is busy, and its attempts wake us.
     if (due === null || due <= now) return { again: 'idle' } as const;
+    // The round at that time must claim: the hold would otherwise put it off.
+    if (this.#shortClaim && due < this.#shortClaim.until) this.#shortClaim.until = due;
     return { again: 'at', at: due } as const;
   }
 

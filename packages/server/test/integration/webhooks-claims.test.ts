@@ -161,6 +161,40 @@ for (const engine of ENGINES) {
       assert.equal(receiver.at('/claims').length, 4);
     });
 
+    test('an idle worker claims a retry when it falls due, even within the hold of a short claim', async () => {
+      const { clock, contact, settled, worker, claims } = await scenario('/claims-retry');
+      try {
+        await contact('+14155550191');
+        worker.start();
+        await until(() => settled(1), 'the first delivery');
+        // After the hold, a claim finds nothing due and the worker reads when the next
+        // delivery falls due: a retry 300 ms on, written without a signal.
+        const retry = await store.db
+          .selectFrom('webhook_deliveries')
+          .innerJoin('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
+          .select('webhook_deliveries.id')
+          .where('webhook_endpoints.url', 'like', '%/claims-retry')
+          .executeTakeFirstOrThrow();
+        await store.write((tx) =>
+          tx.db
+            .updateTable('webhook_deliveries')
+            .set({ status: 'pending', next_attempt_at: clock.now() + 1300, locked_until: 0 })
+            .where('id', '=', retry.id)
+            .execute(),
+        );
+        clock.advance(1000);
+        await until(async () => claims() === 2, 'the claim after the hold');
+        // That claim came back short and holds for a poll interval; its round read the
+        // retry's time, which ends the hold.
+        await sleep(100);
+        clock.advance(300);
+        await until(() => settled(1), 'the retry delivered');
+        assert.equal(receiver.at('/claims-retry').length, 2);
+      } finally {
+        await worker.stop();
+      }
+    });
+
     test('an event whose envelope cannot be written holds up only its own delivery, not the rest of its claim', async () => {
       const { contact, settled, worker } = await scenario('/bad-envelope');
       try {
