@@ -55,6 +55,7 @@ export function mergeRounds(runs: LoadResult[]): LoadResult {
   return {
     ...middle,
     requests: runs.reduce((a, r) => a + r.requests, 0),
+    seconds: runs.reduce((a, r) => a + r.seconds, 0),
     perSecond: median(runs.map((r) => r.perSecond)),
     p50: median(runs.map((r) => r.p50)),
     errors: runs.reduce((a, r) => a + r.errors, 0),
