@@ -101,8 +101,6 @@ export function postWebhook(options: {
   const started = performance.now();
   return new Promise<PostResult>((resolve) => {
     let controller: Dispatcher.DispatchController | null = null;
-    /** Why the attempt was cut short, when it was, before the request had started. */
-    let abortReason: Error | null = null;
     let status: number | undefined;
     let retryAfter: string | string[] | undefined;
     const chunks: Buffer[] = [];
@@ -135,12 +133,8 @@ export function postWebhook(options: {
     // connections, or still connecting) ends now and is aborted if it ever starts.
     const timer = setTimeout(() => {
       const reason = new DOMException('The attempt timed out.', 'TimeoutError');
-      if (controller) {
-        controller.abort(reason);
-      } else {
-        abortReason = reason;
-        fail(reason);
-      }
+      if (controller) controller.abort(reason);
+      else fail(reason);
     }, options.timeoutMs);
     // A pending attempt alone does not keep the process running.
     timer.unref();
@@ -148,7 +142,8 @@ export function postWebhook(options: {
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(starting) {
         controller = starting;
-        if (abortReason) starting.abort(abortReason);
+        // The attempt ended (timed out) while the request waited for a connection.
+        if (done) starting.abort(new DOMException('The attempt timed out.', 'TimeoutError'));
       },
       onResponseStart(_controller, statusCode, headers) {
         // A 1xx is not the answer; the final status follows it.
