@@ -142,11 +142,15 @@ function openSqliteStore(options: StoreOptions): Opened {
   let foreignSeen = -1;
   const signals = new EventEmitter();
   const queue = new WriteQueue(async (body, durable) => {
+    // The checkpoint thread holds the writer here for a moment to start the log over
+    // (dialects/sqlite-checkpointer.ts).
+    const held = checkpointer?.enter();
+    if (held) await held;
     // IMMEDIATE takes the write lock up front, so a transaction that reads
     // before it writes waits (busy_timeout) instead of failing on upgrade
     // when the CLI writes to the same file.
-    writer.exec('BEGIN IMMEDIATE');
     try {
+      writer.exec('BEGIN IMMEDIATE');
       noticeSchemaChanges();
       // The batch's signals stay in this process: no other one listens on a SQLite
       // file (they notice its commits through `foreignChanges`).
@@ -155,6 +159,8 @@ function openSqliteStore(options: StoreOptions): Opened {
     } catch (error) {
       if (writer.isTransaction) writer.exec('ROLLBACK');
       throw error;
+    } finally {
+      checkpointer?.leave();
     }
     // `normal` durability skips the flush: crash-consistent, but the last commits
     // before a power failure may be lost. A batch of only `durable: false` units

@@ -44,4 +44,69 @@ describe('SQLite checkpoint thread', () => {
     assert.equal((writer.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n, 501);
     writer.close();
   });
+
+  test('starts the log over under a writer that never pauses, with no RESTART to fall back on', async () => {
+    const path = join(dir, 'restarted.db');
+    const writer = openSqlite(path, { durability: 'normal', autoCheckpoint: false });
+    writer.exec('CREATE TABLE rows (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+    const insert = writer.prepare('INSERT INTO rows (body) VALUES (?)');
+    const errors: string[] = [];
+    const checkpointer = startCheckpointer(path, {
+      intervalMs: 2,
+      restartFrames: 256,
+      // No RESTART to fall back on: only the gate may bound the log.
+      forceFrames: Number.MAX_SAFE_INTEGER,
+      onError: (m) => errors.push(m),
+    });
+    const body = Buffer.alloc(1000, 1);
+    let held = 0;
+    let written = 0;
+    try {
+      // The thread is running once its first checkpoint has copied the table into the file.
+      for (let i = 0; i < 100 && statSync(path).size <= 4096; i++) await sleep(50);
+      // 60 MB through the log in transactions of 10 rows, back to back: a checkpoint
+      // never finds the writer without a commit it has not copied yet, so only the gate
+      // lets the writer start the log over.
+      const deadline = performance.now() + 20_000;
+      while (written < 60_000 && performance.now() < deadline) {
+        const wait = checkpointer.enter();
+        if (wait) {
+          held++;
+          await wait;
+        }
+        try {
+          writer.exec('BEGIN IMMEDIATE');
+          for (let i = 0; i < 10; i++) insert.run(body);
+          writer.exec('COMMIT');
+        } finally {
+          checkpointer.leave();
+        }
+        written += 10;
+      }
+    } finally {
+      await checkpointer.stop();
+    }
+    // The log is never truncated, so its size is its high-water mark: without restarts it
+    // would hold everything written. How much piles up between two restarts depends on
+    // the disk (a checkpoint syncs the database file); 9–15 MB here.
+    const logBytes = statSync(`${path}-wal`).size;
+    assert.ok(logBytes < (written * body.length) / 2, `the log grew to ${logBytes} bytes`);
+    assert.ok(held >= 3, `the writer was held at the gate ${held} times`);
+    assert.deepEqual(errors, []);
+    assert.equal(
+      (writer.prepare('SELECT count(*) AS n FROM rows').get() as { n: number }).n,
+      written,
+    );
+    writer.close();
+  });
+
+  test('a stopped thread never keeps the writer at the gate', async () => {
+    const path = join(dir, 'stopped.db');
+    const writer = openSqlite(path, { durability: 'normal', autoCheckpoint: false });
+    const checkpointer = startCheckpointer(path, { intervalMs: 1 });
+    await checkpointer.stop();
+    assert.equal(checkpointer.enter(), undefined);
+    checkpointer.leave();
+    writer.close();
+  });
 });

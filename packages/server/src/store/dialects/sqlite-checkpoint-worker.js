@@ -5,8 +5,14 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
-/** @type {{ path: string, intervalMs: number, restartFrames: number }} */
-const { path, intervalMs, restartFrames } = workerData;
+// The slots of `state`, as sqlite-checkpointer.ts numbers them.
+const GATE = 0;
+const WRITING = 1;
+/** The longest the gate stays closed waiting for the writer's transaction to end. */
+const WRITER_WAIT_MS = 200;
+
+/** @type {{ path: string, state: Int32Array, intervalMs: number, restartFrames: number, forceFrames: number }} */
+const { path, state, intervalMs, restartFrames, forceFrames } = workerData;
 const db = new DatabaseSync(path);
 // Only RESTART waits for locks; PASSIVE never does. The wait happens on this thread.
 db.exec('PRAGMA busy_timeout = 5000');
@@ -16,15 +22,37 @@ const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
 /** @type {NodeJS.Timeout | null} */
 let timer = null;
 
+/**
+ * Holds the writer at the gate, waits for its transaction under way to end, and copies
+ * what is left: the writer's next transaction finds every frame copied and starts the
+ * log over. A writer that stays in one transaction longer than WRITER_WAIT_MS is not
+ * waited for; the next tick tries again.
+ */
+function copyWithWriterHeld() {
+  Atomics.store(state, GATE, 1);
+  try {
+    const deadline = performance.now() + WRITER_WAIT_MS;
+    while (Atomics.load(state, WRITING) === 1) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      Atomics.wait(state, WRITING, 1, left);
+    }
+    passive.get();
+  } finally {
+    Atomics.store(state, GATE, 0);
+    Atomics.notify(state, GATE);
+  }
+}
+
 function tick() {
   try {
     const result = /** @type {{ busy: number, log: number, checkpointed: number }} */ (
       passive.get()
     );
-    // Under a steady stream of commits a PASSIVE checkpoint rarely catches the writer with
-    // nothing new, and only then can the writer start the WAL over; past a size, RESTART
-    // makes it start over (briefly holding writers back, which only happens under load).
-    if (result.log > restartFrames) restart.get();
+    // Under a steady stream of commits a PASSIVE checkpoint rarely catches the writer
+    // with nothing new, and only then does the writer start the log over.
+    if (result.log > forceFrames) restart.get();
+    else if (result.log > restartFrames) copyWithWriterHeld();
   } catch (error) {
     parentPort?.postMessage({ error: String(error) });
   }
