@@ -137,18 +137,29 @@ const post = (url: string, pid: number, key: string, from: string, warm: boolean
     env: { BENCH_KEY: key, BENCH_FROM: from },
     warmUp: warm ? 0 : WARM_UP,
   });
-const get = (url: string, pid: number, key: string, ids: string[]) => {
+/**
+ * `--rounds` GET loads of `ids`, the first preceded by a warm-up. No reference takes turns
+ * with them; rounds still matter: a 10 s load's p99 on this kind of machine moved between
+ * 4.4 and 8.8 ms from one run to the next, and once to 38 ms (docs/benchmarks.md).
+ */
+const gets = async (url: string, pid: number, key: string, ids: string[]) => {
   const file = join(place.dataDir, 'ids.txt');
   writeFileSync(file, `${ids.join('\n')}\n`);
-  return runWrk({
-    url,
-    script: 'get.lua',
-    seconds: SECONDS,
-    connections: CONNECTIONS,
-    serverPid: pid,
-    env: { BENCH_KEY: key, BENCH_IDS: file },
-    warmUp: WARM_UP,
-  });
+  const runs: LoadResult[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    runs.push(
+      await runWrk({
+        url,
+        script: 'get.lua',
+        seconds: SECONDS,
+        connections: CONNECTIONS,
+        serverPid: pid,
+        env: { BENCH_KEY: key, BENCH_IDS: file },
+        warmUp: round === 1 ? WARM_UP : 0,
+      }),
+    );
+  }
+  return runs;
 };
 
 /** Runs reference-webhook-loop.ts: as many signed POSTs to the receiver as the fan-out's. */
@@ -217,8 +228,8 @@ try {
   const ids10k = await seedMessages(store, scope, threads, 10_000);
 
   let service = await startService(env);
-  log('GET /v1/messages/{id} on 10 k messages');
-  const get10k = await get(service.url, service.pid, key, ids10k);
+  log(`GET /v1/messages/{id} on 10 k messages, ${ROUNDS} × ${SECONDS} s`);
+  const gets10k = await gets(service.url, service.pid, key, ids10k);
   const refPosts: LoadResult[] = [];
   const sbPosts: LoadResult[] = [];
   const drains: number[] = [];
@@ -319,8 +330,10 @@ try {
   await store.close();
   store = null;
   service = await startService(env);
-  log(`GET /v1/messages/{id} on ${MESSAGES.toLocaleString('en-US')} messages`);
-  const get1m = await get(service.url, service.pid, key, ids1m);
+  log(
+    `GET /v1/messages/{id} on ${MESSAGES.toLocaleString('en-US')} messages, ${ROUNDS} × ${SECONDS} s`,
+  );
+  const gets1m = await gets(service.url, service.pid, key, ids1m);
   endPhase('get1m', service.pid);
   const { signIn: signInRss, ...underLoad } = rssByPhaseMb;
   const rss = Math.max(...Object.values(underLoad));
@@ -337,8 +350,8 @@ try {
     endpoints: FANOUT_ENDPOINTS,
     refPosts,
     sbPosts,
-    get10k,
-    get1m,
+    gets10k,
+    gets1m,
     fanOuts,
     refLoops,
     toWebhook,
@@ -359,8 +372,8 @@ try {
     rounds: ROUNDS,
     refPosts,
     sbPosts,
-    get10k,
-    get1m,
+    gets10k,
+    gets1m,
     fanOuts,
     refLoops,
     toWebhook: { percentiles: percentilesOf(toWebhook.latencies), missing: toWebhook.missing },

@@ -11,8 +11,9 @@ export interface Measurements {
   /** The POST loads of the rounds, the reference's and Switchboard's taking turns. */
   refPosts: LoadResult[];
   sbPosts: LoadResult[];
-  get10k: LoadResult;
-  get1m: LoadResult;
+  /** The GET loads of the rounds, on 10 k stored messages and on `messages`. */
+  gets10k: LoadResult[];
+  gets1m: LoadResult[];
   /** The fan-outs of the rounds, each followed by the reference loop's. */
   fanOuts: { perSecond: number }[];
   refLoops: { perSecond: number }[];
@@ -85,7 +86,9 @@ function errorsOf(r: LoadResult): string {
 
 /** The table, the targets and the chart's series of a run. */
 export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; series: Series[] } {
-  const { get10k, get1m, toWebhook, toPush, rss } = m;
+  const { toWebhook, toPush, rss } = m;
+  const get10k = mergeRounds(m.gets10k);
+  const get1m = mergeRounds(m.gets1m);
   const refPost = mergeRounds(m.refPosts);
   const sbPost = mergeRounds(m.sbPosts);
   const postRatios = ratios(m.sbPosts, m.refPosts);
@@ -100,6 +103,7 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
   const pushPs = percentilesOf(toPush.latencies);
   const p = (ps: [number, number][], q: number) => ps.find(([x]) => x === q)?.[1] ?? Number.NaN;
   const ms = (v: number) => fmt(v, ' ms', v < 10 ? 2 : 1);
+  const stored = fmt(MESSAGES / 1e6, ' M', MESSAGES < 1e6 ? 2 : 0);
   /** A load's rows; with the reference's load and the median of the rounds' ratios to it. */
   const loadRows = (label: string, r: LoadResult, ref?: LoadResult, refRatio?: number): Row[] => [
     {
@@ -130,10 +134,11 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
       value: m.sbPosts.map((r, i) => `${percent(postRatios[i]!)} / ${ms(r.p99)}`).join(', '),
     },
     ...loadRows('GET /v1/messages/{id}, 10 k stored', get10k),
-    ...loadRows(
-      `GET /v1/messages/{id}, ${fmt(MESSAGES / 1e6, ' M', MESSAGES < 1e6 ? 2 : 0)} stored`,
-      get1m,
-    ),
+    ...loadRows(`GET /v1/messages/{id}, ${stored} stored`, get1m),
+    {
+      name: 'GET /v1/messages/{id}: each round, p99 at 10 k / at ' + stored,
+      value: m.gets10k.map((r, i) => `${ms(r.p99)} / ${ms(m.gets1m[i]!.p99)}`).join(', '),
+    },
     {
       name: `webhook deliveries/s (${FANOUT_ENDPOINTS} endpoints)`,
       value: fmt(median(m.fanOuts.map((r) => r.perSecond)), ''),
@@ -195,10 +200,7 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
     { name: 'POST, Switchboard', percentiles: sbPost.percentiles },
     { name: 'POST, reference', percentiles: refPost.percentiles },
     { name: 'GET, 10 k stored', percentiles: get10k.percentiles },
-    {
-      name: `GET, ${fmt(MESSAGES / 1e6, ' M', MESSAGES < 1e6 ? 2 : 0)} stored`,
-      percentiles: get1m.percentiles,
-    },
+    { name: `GET, ${stored} stored`, percentiles: get1m.percentiles },
     { name: 'POST → delivered webhook', percentiles: webhookPs },
     { name: 'POST → WebSocket push', percentiles: pushPs },
   ];
