@@ -1,0 +1,65 @@
+// On PostgreSQL, what a burst of settled deliveries leaves in the due index: a claim must
+// mark those entries dead as it passes them, or every later claim walks them again.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { claimDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+
+const DUE_INDEX = 'webhook_deliveries_due_endpoint';
+const SETTLED = 2000;
+
+describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }, () => {
+  let database: TestDatabase;
+  let store: Store;
+  before(async () => {
+    database = await createTestDatabase('postgres');
+    store = await openStore(database.options);
+    // bt_page_items: an index page's entries, with the flag a scan sets on a dead one.
+    await sql`create extension if not exists pageinspect`.execute(store.db);
+    // VACUUM would remove the dead entries itself; autovacuum must not come by mid-test.
+    await sql`alter table webhook_deliveries set (autovacuum_enabled = false)`.execute(store.db);
+  });
+  after(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  /** Entries of the due index marked dead (LP_DEAD), which later scans skip. */
+  async function deadEntries(): Promise<number> {
+    const { rows } = await sql<{ n: string }>`
+      select count(*) filter (where dead) as n
+      from generate_series(1, (pg_relation_size(${DUE_INDEX}) / 8192)::int - 1) as page,
+        lateral bt_page_items(${DUE_INDEX}, page)`.execute(store.db);
+    return Number(rows[0]!.n);
+  }
+
+  test('a claim marks the due-index entries of settled deliveries dead, so the next claim skips them', async () => {
+    const now = Date.UTC(2030, 0, 1);
+    // A burst, as the worker leaves it: every delivery was pending, then settled. The table
+    // was never analyzed (autovacuum comes a minute or more after a burst), as in production.
+    await sql`
+      insert into webhook_deliveries
+        (id, event_id, endpoint_id, status, attempts, next_attempt_at, locked_until, created_at, updated_at)
+      select 'whd_' || i, 'evt_' || i, 'we_1', 'pending', 0, ${now}::bigint + i, 0, ${now}::bigint, ${now}::bigint
+      from generate_series(1, ${SETTLED}) as i`.execute(store.db);
+    await sql`update webhook_deliveries set status = 'succeeded', attempts = 1`.execute(store.db);
+    assert.equal(await deadEntries(), 0);
+
+    const claimed = await store.write(
+      (tx) => claimDeliveries(tx.db, store.capabilities, now + SETTLED, 64, 30_000, []),
+      { durable: false },
+    );
+    assert.deepEqual(claimed, []);
+    // The claim walked the pending range, found each entry's row settled, and said so.
+    assert.ok((await deadEntries()) >= SETTLED * 0.9, `${await deadEntries()} entries marked dead`);
+  });
+
+  test('plain index scans end with the claim’s transaction', async () => {
+    await store.write((tx) => claimDeliveries(tx.db, store.capabilities, 0, 1, 1, []));
+    const { rows } = await sql<{ setting: string }>`
+      select current_setting('enable_bitmapscan') as setting`.execute(store.db);
+    assert.equal(rows[0]!.setting, 'on');
+  });
+});
