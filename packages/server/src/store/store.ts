@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
@@ -117,7 +117,12 @@ function openSqliteStore(options: StoreOptions): Opened {
     autoCheckpoint: !threaded,
   });
   const wal = walSync(path);
-  const checkpointer: Checkpointer | null = threaded ? startCheckpointer(path) : null;
+  // For the checkpoint thread to flush the database file (opened for writing only so
+  // that the flush is allowed everywhere; nothing is written through it). Closed last:
+  // closing it while a connection is open would drop that connection's POSIX locks.
+  const databaseFd = threaded ? openSync(path, 'r+') : null;
+  const checkpointer: Checkpointer | null =
+    databaseFd === null ? null : startCheckpointer(path, { databaseFd });
   // Unchanged by this connection's own commits, so it moves only for other processes' writes.
   const dataVersion = writer.prepare('PRAGMA data_version');
   dataVersion.setReturnArrays(true);
@@ -191,6 +196,7 @@ function openSqliteStore(options: StoreOptions): Opened {
       await checkpointer?.stop();
       await readerDb?.destroy();
       await writerDb.destroy();
+      if (databaseFd !== null) closeSync(databaseFd);
     },
   };
   return { store, migrationDb: writerDb };

@@ -58,8 +58,12 @@ describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }
 
   test('plain index scans end with the claim’s transaction', async () => {
     await store.write((tx) => claimDeliveries(tx.db, store.capabilities, 0, 1, 1, []));
-    const { rows } = await sql<{ setting: string }>`
-      select current_setting('enable_bitmapscan') as setting`.execute(store.db);
-    assert.equal(rows[0]!.setting, 'on');
+    // The next transaction of the same lane, on the same connection.
+    const setting = await store.write(async (tx) => {
+      const { rows } = await sql<{ setting: string }>`
+        select current_setting('enable_bitmapscan') as setting`.execute(tx.db);
+      return rows[0]!.setting;
+    });
+    assert.equal(setting, 'on');
   });
 });

@@ -2,6 +2,7 @@
 // copies committed WAL frames back into the database file, so the event loop never does.
 // Plain JavaScript on purpose: a thread that loads a .ts file starts its own copy of Node's
 // type stripper, which kept 11 MB resident for these few lines.
+import { fdatasyncSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -11,8 +12,8 @@ const WRITING = 1;
 /** The longest the gate stays closed waiting for the writer's transaction to end. */
 const WRITER_WAIT_MS = 200;
 
-/** @type {{ path: string, state: Int32Array, intervalMs: number, restartFrames: number, forceFrames: number }} */
-const { path, state, intervalMs, restartFrames, forceFrames } = workerData;
+/** @type {{ path: string, state: Int32Array, databaseFd: number | null, intervalMs: number, restartFrames: number, forceFrames: number }} */
+const { path, state, databaseFd, intervalMs, restartFrames, forceFrames } = workerData;
 const db = new DatabaseSync(path);
 // Only RESTART waits for locks; PASSIVE never does. The wait happens on this thread.
 db.exec('PRAGMA busy_timeout = 5000');
@@ -27,8 +28,14 @@ let timer = null;
  * what is left: the writer's next transaction finds every frame copied and starts the
  * log over. A writer that stays in one transaction longer than WRITER_WAIT_MS is not
  * waited for; the next tick tries again.
+ *
+ * SQLite syncs the database file only in a checkpoint that reaches the end of the log,
+ * which under a steady stream of commits is the one at the gate: its sync flushed every
+ * page copied since the log last started over, 15–22 ms with the writer held. Flushed
+ * first, with the writer still going, that left 6 ms at the gate (p50, against 20).
  */
 function copyWithWriterHeld() {
+  if (databaseFd !== null) fdatasyncSync(databaseFd);
   Atomics.store(state, GATE, 1);
   try {
     const deadline = performance.now() + WRITER_WAIT_MS;

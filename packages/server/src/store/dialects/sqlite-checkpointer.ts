@@ -34,10 +34,11 @@ export const WRITING = 1;
  * transaction under way (`leave`), copies what it wrote, and opens the gate: the
  * next transaction starts the log over. The writer's thread keeps running meanwhile
  * (answering the batches whose flush completes) and goes on the moment the gate
- * opens. SQLite's own way, a RESTART checkpoint, held the write lock as long (about
- * 20 ms under the POST load, mostly the database file's sync), but the writer waited
- * for it in SQLite's busy handler, which blocks its thread in sleeps of 1, 2, 5, 10,
- * 15, 20 ms…: a writer held for 20 ms woke at 33 (docs/benchmarks.md). RESTART remains
+ * opens: about 6 ms under the POST load, with the database file flushed just
+ * before. SQLite's own way, a RESTART checkpoint, held the write lock 20–25 ms there,
+ * and the writer waited for it in SQLite's busy handler, which blocks its thread in
+ * sleeps of 1, 2, 5, 10, 15, 20 ms…: a writer held for 20 ms woke at 33
+ * (docs/benchmarks.md). RESTART remains
  * the fallback past `forceFrames`, for a log that another process's writes
  * keep from starting over.
  */
@@ -48,6 +49,13 @@ export function startCheckpointer(
     restartFrames?: number;
     /** Where a RESTART checkpoint takes over from the gate; default 4 × `restartFrames`. */
     forceFrames?: number;
+    /**
+     * A descriptor of the database file, flushed before the gate closes (see the
+     * thread's `copyWithWriterHeld`). The caller closes it, and only once every
+     * connection to the file has closed: closing any descriptor of a file drops the
+     * process's POSIX locks on it, SQLite's included.
+     */
+    databaseFd?: number;
     onError?: (message: string) => void;
   } = {},
 ): Checkpointer {
@@ -59,6 +67,7 @@ export function startCheckpointer(
     workerData: {
       path,
       state,
+      databaseFd: options.databaseFd ?? null,
       intervalMs: options.intervalMs ?? 100,
       // 16 k frames of 4 KiB: a 64 MiB WAL before the writer is made to start over.
       restartFrames,
@@ -87,7 +96,8 @@ export function startCheckpointer(
     if (!running || Atomics.load(state, GATE) === 0) return undefined;
     Atomics.store(state, WRITING, 0);
     Atomics.notify(state, WRITING);
-    // Bounded, so that nothing could keep the writer waiting for good.
+    // Woken when the gate opens; the timeout only looks again (a thread that ended
+    // with the gate closed opens it on its way out, above).
     const wait = Atomics.waitAsync(state, GATE, 1, 1000);
     return (wait.async ? wait.value : Promise.resolve()).then(() => enter());
   };
