@@ -29,10 +29,11 @@ let timer = null;
  * log over. A writer that stays in one transaction longer than WRITER_WAIT_MS is not
  * waited for; the next tick tries again.
  *
- * SQLite syncs the database file only in a checkpoint that reaches the end of the log,
- * which under a steady stream of commits is the one at the gate: its sync flushed every
- * page copied since the log last started over, 15–22 ms with the writer held. Flushed
- * first, with the writer still going, that left 6 ms at the gate (p50, against 20).
+ * SQLite syncs the database file only in a checkpoint that ends with nothing left in
+ * the log to copy; under a steady stream of commits the writer has always added some by
+ * then, except at the gate, whose sync flushed every page copied since the log last
+ * started over: 15–22 ms with the writer held. Flushed first, with the writer still
+ * going, that left 6 ms at the gate (p50, against 20).
  */
 function copyWithWriterHeld() {
   if (databaseFd !== null) fdatasyncSync(databaseFd);
