@@ -1,10 +1,11 @@
 // `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000] [-- --rounds 3]`
 // Starts the real service from a fresh data directory, loads it from wrk (a separate
 // process), measures the reference (reference-server.ts, reference-webhook-loop.ts) in the
-// same run, and prints a table with the ratios. The two loads compared with a reference take
-// turns with it, `--rounds` times: the ratio is the median of each round's, as a machine whose
-// speed drifts by a fifth within a minute (docs/benchmarks.md) moves both sides of a round alike. Writes bench-results/<run>.json and an SVG
-// chart of the latency distributions. Talks to 127.0.0.1 only; bounded to a few minutes.
+// same run, and prints a table with the ratios. Each load runs `--rounds` times, and the two
+// compared with a reference take turns with it: the ratio is the median of each round's, as a
+// machine whose speed drifts by a fifth within a minute (docs/benchmarks.md) moves both sides
+// of a round alike. Writes bench-results/<run>.json and an SVG chart of the latency
+// distributions. Talks to 127.0.0.1 only; bounded to a few minutes.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -344,16 +345,13 @@ try {
   );
   await stopService(service);
 
+  // Every round of every load, for the report and the JSON alike.
+  const loads = { refPosts, sbPosts, gets10k, gets1m, fanOuts, refLoops };
   const measured = {
     connections: CONNECTIONS,
     messages: MESSAGES,
     endpoints: FANOUT_ENDPOINTS,
-    refPosts,
-    sbPosts,
-    gets10k,
-    gets1m,
-    fanOuts,
-    refLoops,
+    ...loads,
     toWebhook,
     toPush,
     rss,
@@ -370,12 +368,7 @@ try {
 
   Object.assign(results, {
     rounds: ROUNDS,
-    refPosts,
-    sbPosts,
-    gets10k,
-    gets1m,
-    fanOuts,
-    refLoops,
+    ...loads,
     toWebhook: { percentiles: percentilesOf(toWebhook.latencies), missing: toWebhook.missing },
     toPush: { percentiles: percentilesOf(toPush.latencies), missing: toPush.missing },
     rssMb: rss,

@@ -131,10 +131,10 @@ export function postWebhook(options: {
     // undici's own timeouts each bound one wait, and a body dripping a byte at a time
     // would pass them all. A request not yet started (queued behind the pool's busy
     // connections, or still connecting) ends now and is aborted if it ever starts.
+    const timedOut = () => new DOMException('The attempt timed out.', 'TimeoutError');
     const timer = setTimeout(() => {
-      const reason = new DOMException('The attempt timed out.', 'TimeoutError');
-      if (controller) controller.abort(reason);
-      else fail(reason);
+      if (controller) controller.abort(timedOut());
+      else fail(timedOut());
     }, options.timeoutMs);
     // A pending attempt alone does not keep the process running.
     timer.unref();
@@ -143,7 +143,7 @@ export function postWebhook(options: {
       onRequestStart(starting) {
         controller = starting;
         // The attempt ended (timed out) while the request waited for a connection.
-        if (done) starting.abort(new DOMException('The attempt timed out.', 'TimeoutError'));
+        if (done) starting.abort(timedOut());
       },
       onResponseStart(_controller, statusCode, headers) {
         // A 1xx is not the answer; the final status follows it.

@@ -34,10 +34,10 @@ export interface PostgresLane {
  *
  * Every statement is a round trip to a server that shares the machine, and each
  * costs both processes a system call and a wake-up, while a batch's own statements
- * are often few (a dispatcher claim is one UPDATE). So the lane opens and ends its transactions
- * itself rather than through Kysely's `transaction()`: `begin` goes out together
- * with `set local synchronous_commit to off` when the batch need not wait for the
- * disk, and the batch's NOTIFYs (its signals for other processes) together with
+ * are often few (a dispatcher claim is one UPDATE). So the lane opens and ends its
+ * transactions itself rather than through Kysely's `transaction()`: `begin` goes
+ * out together with `set local synchronous_commit to off` when the batch need not
+ * wait for the disk, and the batch's NOTIFYs (its signals for other processes) together with
  * the `commit`: one query each, instead of up to four. A transaction left
  * aborted by a statement whose error a unit swallowed is seen at the commit,
  * which PostgreSQL completes as a ROLLBACK (or in the NOTIFY it refuses), and

@@ -12,7 +12,12 @@ const WRITING = 1;
 /** The longest the gate stays closed waiting for the writer's transaction to end. */
 const WRITER_WAIT_MS = 200;
 
-/** @type {{ path: string, state: Int32Array, databaseFd: number | null, intervalMs: number, restartFrames: number, forceFrames: number }} */
+/**
+ * @type {{
+ *   path: string, state: Int32Array, databaseFd: number | null,
+ *   intervalMs: number, restartFrames: number, forceFrames: number,
+ * }}
+ */
 const { path, state, databaseFd, intervalMs, restartFrames, forceFrames } = workerData;
 const db = new DatabaseSync(path);
 // Only RESTART waits for locks; PASSIVE never does. The wait happens on this thread.

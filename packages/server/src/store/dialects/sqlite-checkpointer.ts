@@ -14,8 +14,8 @@ export interface Checkpointer {
 }
 
 /** Slots of the state the writer and the thread share (`Int32Array` indexes). */
-export const GATE = 0;
-export const WRITING = 1;
+const GATE = 0;
+const WRITING = 1;
 
 /**
  * Checkpoints a WAL database from a worker thread with its own connection.
@@ -38,9 +38,8 @@ export const WRITING = 1;
  * before. SQLite's own way, a RESTART checkpoint, held the write lock 20–25 ms there,
  * and the writer waited for it in SQLite's busy handler, which blocks its thread in
  * sleeps of 1, 2, 5, 10, 15, 20 ms…: a writer held for 20 ms woke at 33
- * (docs/benchmarks.md). RESTART remains
- * the fallback past `forceFrames`, for a log that another process's writes
- * keep from starting over.
+ * (docs/benchmarks.md). RESTART remains the fallback past `forceFrames`, for a log
+ * that another process's writes keep from starting over.
  */
 export function startCheckpointer(
   path: string,
