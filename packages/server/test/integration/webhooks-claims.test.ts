@@ -62,10 +62,10 @@ for (const engine of ENGINES) {
 
     /**
      * An account with one endpoint on `path` for contact.created, and a worker on a
-     * still clock taking one attempt at a time, whose claims are counted; `onClaim`
-     * runs as each claim is submitted.
+     * still clock taking `perEndpoint` attempts at a time (one by default), whose claims
+     * are counted; `onClaim` runs as each claim is submitted.
      */
-    async function scenario(path: string, onClaim?: (claims: number) => void) {
+    async function scenario(path: string, onClaim?: (claims: number) => void, perEndpoint = 1) {
       const clock = new StillClock();
       const deps: WebhookDeps = {
         clock,
@@ -121,8 +121,8 @@ for (const engine of ENGINES) {
         logger: createLogger('silent'),
         secrets,
         dispatcher,
-        // One at a time: each attempt's end is a round's chance to claim.
-        perEndpoint: 1,
+        // One at a time by default: each attempt's end is a round's chance to claim.
+        perEndpoint,
       });
       return { clock, contact, settled, worker, claims: () => claims };
     }
@@ -222,6 +222,44 @@ for (const engine of ENGINES) {
         await worker.stop();
       }
       assert.equal(receiver.at('/bad-envelope').length, 2);
+    });
+
+    test('an endpoint running low on claimed deliveries is claimed for again while its attempts are still in flight', async () => {
+      // A claim takes 64. The first 62 attempts are answered at once; the last two of the
+      // claim are held, filling the endpoint's two slots with nothing left waiting.
+      const HELD_MS = 3000;
+      receiver.on('/claims-ahead', (_request, index) =>
+        index === 62 || index === 63 ? { delayMs: HELD_MS } : {},
+      );
+      const { contact, settled, worker } = await scenario('/claims-ahead', undefined, 2);
+      // Deliveries claimed (leased) whose attempt has not begun: the receiver has not seen them.
+      const claimedAhead = async () => {
+        const rows = await store.db
+          .selectFrom('webhook_deliveries')
+          .innerJoin('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
+          .select('webhook_deliveries.event_id')
+          .where('webhook_endpoints.url', 'like', '%/claims-ahead')
+          .where('webhook_deliveries.status', '=', 'pending')
+          .where('webhook_deliveries.locked_until', '>', 0)
+          .execute();
+        const attempted = new Set(receiver.at('/claims-ahead').map((r) => r.headers['webhook-id']));
+        return rows.filter((row) => !attempted.has(row.event_id)).length;
+      };
+      try {
+        for (let i = 0; i < 66; i++) await contact(`+141555502${String(i).padStart(2, '0')}`);
+        worker.start();
+        await receiver.waitFor('/claims-ahead', 64);
+        const heldAt = Date.now();
+        // The two left over were claimed as the queue ran low, not once a held attempt is
+        // answered.
+        for (let i = 0; i < 40 && (await claimedAhead()) < 2; i++) await sleep(25);
+        assert.equal(await claimedAhead(), 2);
+        assert.ok(Date.now() - heldAt < HELD_MS, 'checked while both held attempts were in flight');
+        await until(() => settled(66), 'all 66 deliveries');
+      } finally {
+        await worker.stop();
+      }
+      assert.equal(receiver.at('/claims-ahead').length, 66);
     });
 
     test('a delivery signalled while a claim runs is claimed, not held back by that claim', async () => {
