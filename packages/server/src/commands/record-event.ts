@@ -1,6 +1,11 @@
 import { newId } from '../lib/ids.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import { insertEventAndListEndpoints } from '../store/repos/event-outbox.ts';
+import { engineOf } from '../store/capabilities.ts';
+import {
+  insertEventAndListEndpoints,
+  insertEventsAndListEndpoints,
+} from '../store/repos/event-outbox.ts';
+import type { EventRow } from '../store/repos/events.ts';
 import { insertDeliveries, type WebhookDeliveryRow } from '../store/repos/webhook-deliveries.ts';
 import type { WebhookEndpointRow } from '../store/repos/webhook-endpoints.ts';
 import type { Actor } from './context.ts';
@@ -51,6 +56,65 @@ export async function recordEvent(
   return id;
 }
 
+/** An event to record: what `recordEvent` takes, for `recordEvents`. */
+export interface PlannedEvent {
+  actor: Actor;
+  type: EventType;
+  data: object;
+  at: number;
+}
+
+/**
+ * Records several events in the caller's transaction, as `recordEvent` each would,
+ * in their order. On PostgreSQL they are one statement with the endpoints' listing
+ * (and one more for their deliveries) instead of one or two round trips of the
+ * carrier lane each: a batch of receipts records one event per message.
+ */
+export async function recordEvents(tx: WriteTx, planned: readonly PlannedEvent[]): Promise<void> {
+  if (planned.length === 0) return;
+  if (planned.length === 1 || engineOf(tx.db) !== 'postgres') {
+    for (const e of planned) await recordEvent(tx, e.actor, e.type, e.data, e.at);
+    return;
+  }
+  const rows: EventRow[] = planned.map((e) => ({
+    id: newId('evt', e.at),
+    account_id: e.actor.accountId,
+    mode: e.actor.mode,
+    type: e.type,
+    data: JSON.stringify(e.data),
+    created_at: e.at,
+    endpoint_id: null,
+  }));
+  const endpoints = await insertEventsAndListEndpoints(tx.db, rows);
+  const deliveries = rows.flatMap((event, i) =>
+    subscribed(
+      endpoints.filter((e) => e.account_id === event.account_id && e.mode === event.mode),
+      planned[i]!.type,
+    ).map((e) => pendingDelivery(event.id, e.id, planned[i]!.at)),
+  );
+  if (deliveries.length > 0) {
+    await insertDeliveries(tx.db, deliveries);
+    tx.publish('webhook.pending', null);
+  }
+  for (const [i, event] of rows.entries()) {
+    const recorded: RecordedEvent = {
+      id: event.id,
+      accountId: event.account_id,
+      mode: event.mode,
+      type: planned[i]!.type,
+    };
+    tx.publish('event', recorded);
+  }
+}
+
+/** The endpoints of `endpoints` subscribed to `type`. */
+function subscribed<E extends Pick<WebhookEndpointRow, 'events_json'>>(
+  endpoints: E[],
+  type: EventType,
+): E[] {
+  return endpoints.filter((e) => (JSON.parse(e.events_json) as string[]).includes(type));
+}
+
 /**
  * Creates one pending delivery per endpoint of `endpoints` (the enabled ones of the
  * event's account and mode) subscribed to `type`, in the event's own transaction: an
@@ -63,9 +127,9 @@ async function fanOut(
   type: EventType,
   now: number,
 ) {
-  const rows: WebhookDeliveryRow[] = endpoints
-    .filter((e) => (JSON.parse(e.events_json) as string[]).includes(type))
-    .map((e) => pendingDelivery(eventId, e.id, now));
+  const rows: WebhookDeliveryRow[] = subscribed(endpoints, type).map((e) =>
+    pendingDelivery(eventId, e.id, now),
+  );
   if (rows.length === 0) return;
   await insertDeliveries(tx.db, rows);
   tx.publish('webhook.pending', null);

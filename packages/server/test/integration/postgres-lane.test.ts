@@ -15,6 +15,7 @@ import {
 import { systemClock } from '../../src/lib/clock.ts';
 import { addNumber } from '../../src/commands/add-number.ts';
 import { sendMessage } from '../../src/commands/send-message.ts';
+import { applyDeliveryReceipts } from '../../src/commands/apply-delivery-receipts.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { addOptOut } from '../../src/store/repos/opt-outs.ts';
 import { recordCarrierRefs } from '../../src/store/repos/messages.ts';
@@ -327,6 +328,122 @@ if (ENGINES.includes('postgres')) {
         rows,
         to.map((phone, i) => ({ phone, carrier_ref: `ref_${i}`, updated_at: String(now + 1) })),
       );
+    });
+
+    /** An account with a number, an endpoint for message.delivered and `count` one-to-one sends, each given a carrier reference. */
+    async function sentWithReferences(accountId: string, from: string, count: number) {
+      const now = Date.now();
+      const actor = { accountId, mode: 'test' as const };
+      await store.write(async (tx) => {
+        await insertAccount(tx.db, {
+          id: accountId,
+          name: 'Receipts',
+          help_reply: null,
+          created_at: now,
+        });
+        await addNumber(tx, { ...actor, phone: from }, { clock: systemClock });
+        await insertWebhookEndpoint(
+          tx.db,
+          webhookEndpointRow({
+            id: `we_${accountId}`,
+            account_id: accountId,
+            created_at: now,
+            events_json: '["message.delivered"]',
+          }),
+        );
+      });
+      const refs: string[] = [];
+      for (let i = 0; i < count; i++) {
+        const to = `+1415556040${i}`;
+        const message = await store.write((tx) =>
+          sendMessage(tx, actor, { from, to, body: `hi ${i}` }, { clock: systemClock }),
+        );
+        const carrierRef = `ref_${accountId}_${i}`;
+        await store.write(
+          (tx) => recordCarrierRefs(tx.db, [{ messageId: message.id, phone: to, carrierRef }], now),
+          { lane: 'carrier' },
+        );
+        refs.push(carrierRef);
+      }
+      const statuses = () =>
+        admin
+          .query(
+            `select r.status, (select count(*)::int from events e where e.data::json->>'id' = m.id) as events,
+               (select count(*)::int from webhook_deliveries d join events e on e.id = d.event_id
+                 where e.data::json->>'id' = m.id) as deliveries
+             from message_recipients r join messages m on m.id = r.message_id
+             where m.account_id = $1 order by r.carrier_ref`,
+            [accountId],
+          )
+          .then((r) => r.rows as { status: string; events: number; deliveries: number }[]);
+      return { refs, statuses };
+    }
+
+    test("a batch of one-to-one messages' receipts moves their recipients in one statement and records their events in one more", async () => {
+      const { refs, statuses } = await sentWithReferences('acct_lane_receipts', '+13035550160', 5);
+      const receipts = refs.map((carrierRef) => ({
+        carrierRef,
+        status: 'delivered' as const,
+        failureReason: null,
+      }));
+      let outcomes: unknown;
+      const sent = await queriesDuring(async () => {
+        outcomes = await store.write(
+          (tx) => applyDeliveryReceipts(tx, receipts, { clock: systemClock }),
+          { lane: 'carrier' },
+        );
+      });
+      assert.deepEqual(outcomes, Array(5).fill('applied'));
+      // begin, the recipients and their locked messages, the moves, the events with the
+      // endpoints, the deliveries, and the commit: one statement each, whatever the batch's size.
+      assert.equal(sent.length, 7, sent.join(' | '));
+      assert.match(sent[3]!, /unnest/);
+      assert.deepEqual(
+        await statuses(),
+        Array(5).fill({ status: 'delivered', events: 1, deliveries: 1 }),
+      );
+    });
+
+    test('a receipt whose recipient another instance moved between the read and the lock is judged as the row is now, beside one that moves', async () => {
+      const { refs, statuses } = await sentWithReferences('acct_lane_raced', '+13035550161', 2);
+      // Another instance holds the first message's lock and reports it sent meanwhile:
+      // planned from `queued`, the receipt's move no longer applies, and it is judged again.
+      const other = new pg.Client({ connectionString: database.options.databaseUrl! });
+      await other.connect();
+      try {
+        await other.query('begin');
+        const { rows } = await other.query(
+          'select m.id from messages m join message_recipients r on r.message_id = m.id where r.carrier_ref = $1 for update of m',
+          [refs[0]],
+        );
+        const applying = store.write(
+          (tx) =>
+            applyDeliveryReceipts(
+              tx,
+              refs.map((carrierRef) => ({
+                carrierRef,
+                status: 'delivered' as const,
+                failureReason: null,
+              })),
+              { clock: systemClock },
+            ),
+          { lane: 'carrier' },
+        );
+        // The receipts' unit has read the recipients and waits for the lock.
+        await sleep(200);
+        await other.query(`update message_recipients set status = 'sent' where carrier_ref = $1`, [
+          refs[0],
+        ]);
+        await other.query(`update messages set status = 'sent' where id = $1`, [rows[0].id]);
+        await other.query('commit');
+        assert.deepEqual(await applying, ['applied', 'applied']);
+      } finally {
+        await other.end();
+      }
+      assert.deepEqual(await statuses(), [
+        { status: 'delivered', events: 1, deliveries: 1 },
+        { status: 'delivered', events: 1, deliveries: 1 },
+      ]);
     });
 
     test('a lane whose connection was terminated between batches begins its next one on a new connection: the write commits at the first try', async () => {

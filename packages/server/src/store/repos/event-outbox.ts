@@ -44,3 +44,28 @@ export async function insertEventAndListEndpoints(
   await insertEvent(db, event);
   return listEnabledWebhookEndpoints(db, event.account_id, event.mode);
 }
+
+/**
+ * Appends several events to the outbox in one statement (PostgreSQL only) and
+ * returns the enabled endpoints of their accounts and modes, each with its scope.
+ */
+export async function insertEventsAndListEndpoints(
+  db: Kysely<DB>,
+  events: EventRow[],
+): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json' | 'account_id' | 'mode'>[]> {
+  const scopes = new Map(events.map((e) => [`${e.mode}:${e.account_id}`, e]));
+  return db
+    .with('event', (q) => q.insertInto('events').values(events))
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'events_json', 'account_id', 'mode'])
+    .where((eb) =>
+      eb.or(
+        [...scopes.values()].map((e) =>
+          eb.and([eb('account_id', '=', e.account_id), eb('mode', '=', e.mode)]),
+        ),
+      ),
+    )
+    .where('enabled', '=', 1)
+    .where('deleted_at', 'is', null)
+    .execute();
+}

@@ -359,6 +359,88 @@ export async function updateRecipientStatus(
   return moved;
 }
 
+/** One recipient's move for `moveRecipients` (the arguments of updateRecipientStatus). */
+export interface RecipientMove {
+  messageId: string;
+  phone: string;
+  from: RecipientRow['status'];
+  status: RecipientRow['status'];
+  failureReason: string | null;
+  at: number;
+  /** The message's new overall status, or null where it does not change. */
+  message: { status: MessageRow['status']; failureReason: string | null } | null;
+}
+
+/**
+ * Recipients' moves, each with its message's new status, in one statement: each
+ * column an array parameter turned back into rows by `unnest` (planned per call,
+ * see ShapeOptions). A move applies only if its recipient's status is still its
+ * `from`, and its message changes only with it, as updateRecipientStatus's.
+ */
+const moveRecipientsAndMessages = compiledSql(
+  (
+    messageIds: string[],
+    phones: string[],
+    froms: string[],
+    statuses: string[],
+    failureReasons: (string | null)[],
+    ats: number[],
+    messageStatuses: (string | null)[],
+    messageFailureReasons: (string | null)[],
+  ) =>
+    sql<{ message_id: string; phone: string }>`with "s" as (
+  select * from unnest(${messageIds}::text[], ${phones}::text[], ${froms}::text[], ${statuses}::text[], ${failureReasons}::text[], ${ats}::bigint[], ${messageStatuses}::text[], ${messageFailureReasons}::text[])
+    as "s"("message_id", "phone", "from_status", "status", "failure_reason", "at", "message_status", "message_failure_reason")
+), "moved" as (
+  update "message_recipients" as "r"
+  set "status" = "s"."status", "failure_reason" = "s"."failure_reason", "updated_at" = "s"."at"
+  from "s"
+  where "r"."message_id" = "s"."message_id" and "r"."phone" = "s"."phone" and "r"."status" = "s"."from_status"
+  returning "r"."message_id", "r"."phone"
+), "messages_moved" as (
+  update "messages" as "m"
+  set "status" = "s"."message_status", "failure_reason" = "s"."message_failure_reason", "updated_at" = "s"."at"
+  from "s"
+  where "m"."id" = "s"."message_id" and "s"."message_status" is not null
+    and ("s"."message_id", "s"."phone") in (select "message_id", "phone" from "moved")
+)
+select "message_id", "phone" from "moved"`,
+  { planEachCall: true },
+);
+
+/**
+ * Applies several moves of recipients of different messages (PostgreSQL: one
+ * statement; elsewhere one updateRecipientStatus each) and returns the ones that
+ * applied, as `messageId phone` keys. The caller holds the messages' locks.
+ */
+export async function moveRecipients(
+  db: Kysely<DB>,
+  moves: readonly RecipientMove[],
+): Promise<Set<string>> {
+  const applied = new Set<string>();
+  if (moves.length > 1 && engineOf(db) === 'postgres') {
+    const rows = await moveRecipientsAndMessages(
+      db,
+      moves.map((m) => m.messageId),
+      moves.map((m) => m.phone),
+      moves.map((m) => m.from),
+      moves.map((m) => m.status),
+      moves.map((m) => m.failureReason),
+      moves.map((m) => m.at),
+      moves.map((m) => m.message?.status ?? null),
+      moves.map((m) => m.message?.failureReason ?? null),
+    );
+    for (const row of rows) applied.add(`${row.message_id} ${row.phone}`);
+    return applied;
+  }
+  for (const m of moves) {
+    const { messageId, phone, from, status, failureReason, at, message } = m;
+    if (await updateRecipientStatus(db, messageId, phone, from, status, failureReason, at, message))
+      applied.add(`${messageId} ${phone}`);
+  }
+  return applied;
+}
+
 /** A recipient's submission the carrier accepted, and the reference it gave it. */
 export interface CarrierRef {
   messageId: string;
