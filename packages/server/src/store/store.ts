@@ -64,8 +64,8 @@ export interface Store {
   /**
    * The share of the writer's time requests took lately, 0 to 1 (WriteQueue.requestLoad):
    * background work takes small bites while requests are about, since they wait behind
-   * each of its batches. Always 0 on PostgreSQL, where each lane commits on its own
-   * connection.
+   * each of its batches. On PostgreSQL, where each lane commits on its own connection,
+   * 1 while the request lane is saturated (WriteQueue.saturated) and 0 otherwise.
    */
   requestLoad(): number;
   /** Finishes queued writes and closes every connection. */
@@ -227,8 +227,15 @@ async function openPostgresStore(databaseUrl: string): Promise<Opened> {
   // when they do meet, PostgreSQL's row locks order them, as they do for instances
   // sharing the database.
   const connections = WRITE_LANES.map(() => postgresLane(databaseUrl, origin));
+  const requests = new WriteQueue(connections[WRITE_LANES.indexOf('request')]!.run, signals);
+  // The background lanes yield to a saturated request lane (see BACKGROUND_WAIT_MS).
   const lanes = Object.fromEntries(
-    WRITE_LANES.map((name, i) => [name, new WriteQueue(connections[i]!.run, signals)]),
+    WRITE_LANES.map((name, i) => [
+      name,
+      name === 'request'
+        ? requests
+        : new WriteQueue(connections[i]!.run, signals, undefined, requests),
+    ]),
   ) as Record<WriteLane, WriteQueue>;
   let calls = 0;
   const store: Store = {
@@ -238,7 +245,7 @@ async function openPostgresStore(databaseUrl: string): Promise<Opened> {
     db,
     write: (unit, options) => lanes[options?.lane ?? 'request'].submit(unit, options),
     foreignChanges: () => ++calls,
-    requestLoad: () => 0,
+    requestLoad: () => (requests.saturated ? 1 : 0),
     async close() {
       await Promise.all(Object.values(lanes).map((queue) => queue.close()));
       await Promise.all(connections.map((lane) => lane.close()));

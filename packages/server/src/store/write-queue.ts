@@ -156,8 +156,11 @@ const MAX_BATCH = 16;
  * still commits within this time) and catches up once the burst is over; what it
  * still has to do stays queued in the database meanwhile. A steady trickle of
  * requests (hundreds a second) leaves the writer mostly idle and delays nothing.
- * On PostgreSQL the lanes commit on connections of their own, side by side, and
- * this does not apply.
+ * On PostgreSQL the lanes commit on connections of their own, side by side, but
+ * share the store thread and the machine's cores with the server: the background
+ * lanes wait the same way while the request lane is saturated (WriteQueue.saturated).
+ * A POST load kept the carrier side fully up with the sends, and its work halved the
+ * rate they were accepted at (docs/benchmarks.md).
  */
 export const BACKGROUND_WAIT_MS = 25;
 
@@ -227,6 +230,10 @@ export class WriteQueue {
    * (a client retrying a bad request), and each would otherwise cost a batch twice.
    */
   #isolate = false;
+  /** When request units last found more of their own waiting than one batch takes. */
+  #saturatedAt = -Infinity;
+  /** The request lane whose saturation this queue's background units yield to (see constructor). */
+  readonly #paceBy: WriteQueue | null;
 
   /**
    * `reportError` receives what an after-commit callback or a signal's listener
@@ -238,10 +245,18 @@ export class WriteQueue {
     runTransaction: TransactionRunner,
     signals: EventEmitter,
     reportError: (error: unknown) => void = rethrowLater,
+    /**
+     * A background lane's queue on a connection of its own (PostgreSQL) is paced by the
+     * request lane's: while that one is `saturated`, this one's units commit at most once
+     * per BACKGROUND_WAIT_MS. Otherwise a queue paces its background units by its own
+     * requests' share of the writer (see BACKGROUND_WAIT_MS).
+     */
+    paceBy: WriteQueue | null = null,
   ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
     this.#reportError = reportError;
+    this.#paceBy = paceBy;
   }
 
   /** Queues a unit; resolves with its result after its transaction commits. */
@@ -265,6 +280,18 @@ export class WriteQueue {
   /** The share of the writer's time requests took lately, 0 to 1 (see #requestWork). */
   get requestLoad(): number {
     return this.#requestLoad(performance.now());
+  }
+
+  /**
+   * Whether requests came faster than this queue commits them lately: within the last
+   * BACKGROUND_WAIT_MS a batch was taken with more request units left waiting. On
+   * PostgreSQL a batch's time is mostly the server's round trips and its commit's
+   * flush, so the writer's busy share says little: a trickle of 200 sends a second kept
+   * the request lane in a transaction over half the time. Requests left waiting do:
+   * a load of 64 connections always leaves some, 200 a second never.
+   */
+  get saturated(): boolean {
+    return performance.now() - this.#saturatedAt < BACKGROUND_WAIT_MS;
   }
 
   /** Finishes every queued unit, then refuses new ones. */
@@ -304,7 +331,8 @@ export class WriteQueue {
   #nextBatch(): Pending[] {
     const now = performance.now();
     const batch = this.#pending.splice(0, MAX_BATCH);
-    const busy = this.#requestLoad(now) > BUSY_SHARE;
+    if (this.#pending.length > 0) this.#saturatedAt = now;
+    const busy = this.#paceBy ? this.#paceBy.saturated : this.#requestLoad(now) > BUSY_SHARE;
     const turn = now - this.#backgroundAt >= BACKGROUND_WAIT_MS;
     if (
       this.#background.length > 0 &&

@@ -406,6 +406,88 @@ describe('write queue (group commit)', () => {
     );
   });
 
+  /**
+   * A request lane and a background lane on connections of their own (PostgreSQL): each
+   * transaction waits `roundTripMs` on the server, not on this thread. Returns the times
+   * each background round ran, and how many requests committed.
+   */
+  async function pacedLanes(options: {
+    roundTripMs: number;
+    /** Requests in flight at once, each submitted again as soon as it commits. */
+    clients: number;
+    /** Pause before a client's next request. */
+    thinkMs: number;
+    durationMs: number;
+  }) {
+    const runner: TransactionRunner = async (body) => {
+      await body(fakeDb);
+      await new Promise((resolve) => setTimeout(resolve, options.roundTripMs));
+      return { onDisk: Promise.resolve() };
+    };
+    const requests = new WriteQueue(runner, new EventEmitter());
+    const carrier = new WriteQueue(runner, new EventEmitter(), undefined, requests);
+    const backgroundAt: number[] = [];
+    const started = performance.now();
+    const running = () => performance.now() - started < options.durationMs;
+    let sends = 0;
+    const rounds = (async () => {
+      while (running()) {
+        await carrier.submit(async () => void backgroundAt.push(performance.now() - started), {
+          lane: 'carrier',
+        });
+      }
+    })();
+    await Promise.all(
+      Array.from({ length: options.clients }, async () => {
+        while (running()) {
+          await requests.submit(async () => void sends++);
+          if (options.thinkMs > 0) await new Promise((r) => setTimeout(r, options.thinkMs));
+        }
+      }),
+    );
+    await rounds;
+    return { backgroundAt, sends };
+  }
+
+  test('on its own connection, a background lane commits once per BACKGROUND_WAIT_MS while more requests wait than a batch takes', async () => {
+    // 64 clients back to back: every batch of 16 leaves requests waiting.
+    const { backgroundAt, sends } = await pacedLanes({
+      roundTripMs: 2,
+      clients: 64,
+      thinkMs: 0,
+      durationMs: 400,
+    });
+    const busy = backgroundAt.filter((at) => at > 50);
+    const gaps = busy.slice(1).map((at, i) => at - busy[i]!);
+    const mean = (busy.at(-1)! - busy[0]!) / gaps.length;
+    assert.ok(sends > 1000, `requests kept coming (${sends})`);
+    // Without the rule a round commits every round trip, ~2 ms apart.
+    assert.ok(
+      mean >= BACKGROUND_WAIT_MS - 1 && gaps.every((gap) => gap >= BACKGROUND_WAIT_MS / 2),
+      `no more often than every ${BACKGROUND_WAIT_MS} ms: ${gaps.map(Math.round).join(', ')}`,
+    );
+    assert.ok(busy.length >= 4, `and it never stops: ${busy.length} rounds in 350 ms`);
+  });
+
+  test('on its own connection, a background lane is not held back by requests that a batch at a time keeps up with', async () => {
+    // Four clients, each pausing 5 ms: the request lane is in a transaction most of the
+    // time, yet no request waits for more than the batch under way.
+    const { backgroundAt, sends } = await pacedLanes({
+      roundTripMs: 2,
+      clients: 4,
+      thinkMs: 5,
+      durationMs: 300,
+    });
+    const mean = (backgroundAt.at(-1)! - backgroundAt[0]!) / (backgroundAt.length - 1);
+    assert.ok(sends > 50, `requests kept coming (${sends})`);
+    // On average: a stall of a loaded machine may hold one round back for longer. Held
+    // back by the rule, rounds would come every BACKGROUND_WAIT_MS.
+    assert.ok(
+      backgroundAt.length > 50 && mean < BACKGROUND_WAIT_MS / 4,
+      `background rounds ran at once: ${backgroundAt.length} rounds, ${mean.toFixed(1)} ms apart`,
+    );
+  });
+
   test('a burst larger than a batch commits in several of at most 16 units, the next running while one waits for the disk', async () => {
     const { runner, flushes, batches } = recordingRunner();
     const queue = new WriteQueue(runner, new EventEmitter());
