@@ -6,7 +6,7 @@ import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
 import { SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
-import { pendingDelivery } from '../../src/commands/record-event.ts';
+import { pendingDelivery, recordEvents } from '../../src/commands/record-event.ts';
 import {
   applySettlements,
   planSettlement,
@@ -430,7 +430,13 @@ if (ENGINES.includes('postgres')) {
           { lane: 'carrier' },
         );
         // The receipts' unit has read the recipients and waits for the lock.
-        await sleep(200);
+        for (let i = 0; i < 200; i++) {
+          const waiting = await admin.query(
+            `select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`,
+          );
+          if (waiting.rows[0].n > 0) break;
+          await sleep(10);
+        }
         await other.query(`update message_recipients set status = 'sent' where carrier_ref = $1`, [
           refs[0],
         ]);
@@ -444,6 +450,42 @@ if (ENGINES.includes('postgres')) {
         { status: 'delivered', events: 1, deliveries: 1 },
         { status: 'delivered', events: 1, deliveries: 1 },
       ]);
+    });
+
+    test("a batch of receipts' events to many endpoints creates all their deliveries, past the limit of one statement's parameters", async () => {
+      const now = Date.now();
+      const actor = { accountId: 'acct_lane_many_endpoints', mode: 'test' as const };
+      await store.write(async (tx) => {
+        await insertAccount(tx.db, {
+          id: actor.accountId,
+          name: 'Many endpoints',
+          help_reply: null,
+          created_at: now,
+        });
+        for (let i = 0; i < 12; i++) {
+          await insertWebhookEndpoint(
+            tx.db,
+            webhookEndpointRow({
+              id: `we_many_${i}`,
+              account_id: actor.accountId,
+              created_at: now,
+              events_json: '["message.delivered"]',
+            }),
+          );
+        }
+      });
+      // 500 events (a round of receipts) × 12 endpoints × 11 values a delivery: 66 000.
+      const events = Array.from({ length: 500 }, (_, i) => ({
+        actor,
+        type: 'message.delivered' as const,
+        data: { id: `msg_many_${i}` },
+        at: now,
+      }));
+      await store.write((tx) => recordEvents(tx, events), { lane: 'carrier' });
+      const { rows } = await admin.query(
+        `select count(*)::int as n from webhook_deliveries where endpoint_id like 'we_many_%'`,
+      );
+      assert.deepEqual(rows, [{ n: 6000 }]);
     });
 
     test('a lane whose connection was terminated between batches begins its next one on a new connection: the write commits at the first try', async () => {

@@ -460,7 +460,7 @@ describe('write queue (group commit)', () => {
     const busy = backgroundAt.filter((at) => at > 50);
     const gaps = busy.slice(1).map((at, i) => at - busy[i]!);
     const mean = (busy.at(-1)! - busy[0]!) / gaps.length;
-    assert.ok(sends > 1000, `requests kept coming (${sends})`);
+    assert.ok(sends > 200, `requests kept coming (${sends})`);
     // Without the rule a round commits every round trip, ~2 ms apart.
     assert.ok(
       mean >= BACKGROUND_WAIT_MS - 1 && gaps.every((gap) => gap >= BACKGROUND_WAIT_MS / 2),

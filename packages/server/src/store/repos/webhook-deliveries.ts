@@ -6,14 +6,22 @@ import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
 
+/**
+ * Rows of one insert at most: each binds 11 values, and a statement may bind at most
+ * 65 535 on PostgreSQL and 32 766 on SQLite. A batch of 500 receipts' events, each to a
+ * dozen endpoints, is 6 000 deliveries (recordEvents).
+ */
+const DELIVERIES_PER_INSERT = 2000;
+
 /** Creates deliveries; an (event, endpoint) pair that already has one is left as it is. */
 export async function insertDeliveries(db: Kysely<DB>, rows: WebhookDeliveryRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db
-    .insertInto('webhook_deliveries')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-    .execute();
+  for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(at, at + DELIVERIES_PER_INSERT))
+      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+      .execute();
+  }
 }
 
 /**
@@ -30,9 +38,9 @@ export async function insertDeliveries(db: Kysely<DB>, rows: WebhookDeliveryRow[
 const PLAIN_INDEX_SCANS = sql`set local enable_bitmapscan = off`;
 
 /**
- * Claims up to `limit` due deliveries for `leaseMs`, skipping endpoints that
- * already have as many attempts in flight as they may (so a slow endpoint
- * never takes the slots of a healthy one).
+ * Claims up to `limit` due deliveries for `leaseMs`, skipping `busyEndpoints`: those
+ * with enough claimed and waiting in the worker already (so a slow endpoint never
+ * takes the claims of a healthy one).
  */
 export async function claimDeliveries(
   db: Kysely<DB>,
