@@ -53,16 +53,22 @@ export function validKeyFact(keyHash: string): string {
 }
 
 /**
- * Throws `401 unauthorized` unless the key of `keyHash` still exists unrevoked.
+ * Rejects with `401 unauthorized` unless the key of `keyHash` still exists unrevoked.
  * Inside a write transaction it is exact: no revocation can commit between this
  * check and the change it guards. A change checks here (see `Changes`), so a
  * request that changes something needs no other lookup of its key; the units of
- * one batch look a key up once (`tx.shared`, dropped by a revocation in it).
+ * one batch look a key up once (`tx.shared`, dropped by a revocation in it). The
+ * lookup is sent at once: a caller may send the change's statements behind it
+ * before the answer comes (`runConfirmed`).
  */
-export async function confirmApiKey(tx: WriteTx, keyHash: string): Promise<void> {
+export function confirmApiKey(tx: WriteTx, keyHash: string): Promise<void> {
   const fact = validKeyFact(keyHash);
-  if (tx.shared.has(fact)) return;
-  const key = await findApiKeyByHash(tx.db, keyHash);
-  if (!key || key.revoked_at !== null) throw new ApiError('unauthorized', UNAUTHORIZED);
-  tx.shared.set(fact, true);
+  let check = tx.shared.get(fact) as Promise<void> | undefined;
+  if (!check) {
+    check = findApiKeyByHash(tx.db, keyHash).then((key) => {
+      if (!key || key.revoked_at !== null) throw new ApiError('unauthorized', UNAUTHORIZED);
+    });
+    tx.shared.set(fact, check);
+  }
+  return check;
 }

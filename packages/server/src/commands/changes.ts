@@ -68,8 +68,17 @@ export async function runConfirmed<K extends CommandName>(
   input: CommandInput<K>,
   options: RunOptions | undefined,
 ): Promise<CommandResult<K>> {
-  if (options?.apiKey !== undefined) await confirmApiKey(tx, options.apiKey);
-  return runCommand(tx, context, name, input);
+  if (options?.apiKey === undefined) return runCommand(tx, context, name, input);
+  // The check and the command's statements go out together (a round trip less on
+  // PostgreSQL); a key found revoked fails the unit, which undoes what the command did.
+  // Both have ended before the unit does: a unit must send nothing once it has ended.
+  const [key, result] = await Promise.allSettled([
+    confirmApiKey(tx, options.apiKey),
+    (async () => runCommand(tx, context, name, input))(),
+  ]);
+  if (key.status === 'rejected') throw key.reason;
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 /** Commands run on `store` in this thread. */

@@ -113,7 +113,8 @@ export async function writeIdempotently<T extends object>(
 ): Promise<IdempotentOutcome<T>> {
   try {
     const body = await store.write(async (tx) => {
-      const result = await unit(tx);
+      // The answer's record is written after the command: it has not sent all until then.
+      const result = await unit(request ? { ...tx, sentAll: () => {} } : tx);
       if (request) {
         const now = deps.clock.now();
         await deleteExpiredIdempotencyKey(

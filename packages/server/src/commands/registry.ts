@@ -49,8 +49,9 @@ async function presentedDelivery(tx: WriteTx, id: string) {
  * carrier side and the webhook worker are not here: they run where the store is.
  */
 export const COMMANDS = {
+  // The send is the whole unit (but for an idempotency key's record, which hides sentAll).
   sendMessage: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: SendMessageInput }) =>
-    sendMessage(tx, i.actor, i.input, c),
+    sendMessage(tx, i.actor, i.input, c, { sent: () => tx.sentAll() }),
   receiveSandboxText: (
     tx: WriteTx,
     c: CommandContext,

@@ -43,6 +43,12 @@ export interface SendMessageInput {
 export interface SendOptions {
   /** STOP/START confirmations and HELP replies are never blocked by the opt-out itself. */
   bypassOptOut?: boolean;
+  /**
+   * Called once the send has sent its last statement, by a caller whose unit sends
+   * nothing after it (the registry's `sendMessage` passes `tx.sentAll`): a pipelining
+   * lane then runs the batch's next unit while this one waits for its answer.
+   */
+  sent?: () => void;
 }
 
 const OPTED_OUT = 'recipient_opted_out';
@@ -235,7 +241,12 @@ export async function sendMessage(
   };
   if (checkAsStored) {
     // Not a group: one recipient (checkRecipients, or a direct thread's one participant).
-    const { optedOut } = await storeOneToOneUnlessOptedOut(tx.db, row, recipientRows[0]!);
+    const { optedOut } = await storeOneToOneUnlessOptedOut(
+      tx.db,
+      row,
+      recipientRows[0]!,
+      options.sent,
+    );
     // Thrown after the rows were written (on PostgreSQL): failing the unit undoes them.
     if (optedOut) {
       throw new ApiError(
@@ -246,6 +257,7 @@ export async function sendMessage(
     }
   } else {
     await storeOutboundMessage(tx.db, row, recipientRows);
+    options.sent?.();
   }
   const message = presentMessage(row, recipientRows);
   tx.publish('outbound.queued', { mode: actor.mode });

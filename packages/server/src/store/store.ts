@@ -227,14 +227,17 @@ async function openPostgresStore(databaseUrl: string): Promise<Opened> {
   // when they do meet, PostgreSQL's row locks order them, as they do for instances
   // sharing the database.
   const connections = WRITE_LANES.map(() => postgresLane(databaseUrl, origin));
-  const requests = new WriteQueue(connections[WRITE_LANES.indexOf('request')]!.run, signals);
+  // Each lane's connection pipelines (WriteQueueOptions.pipelined).
+  const requests = new WriteQueue(connections[WRITE_LANES.indexOf('request')]!.run, signals, {
+    pipelined: true,
+  });
   // The background lanes yield to a saturated request lane (see BACKGROUND_WAIT_MS).
   const lanes = Object.fromEntries(
     WRITE_LANES.map((name, i) => [
       name,
       name === 'request'
         ? requests
-        : new WriteQueue(connections[i]!.run, signals, undefined, requests),
+        : new WriteQueue(connections[i]!.run, signals, { paceBy: requests, pipelined: true }),
     ]),
   ) as Record<WriteLane, WriteQueue>;
   let calls = 0;

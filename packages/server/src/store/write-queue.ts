@@ -27,6 +27,15 @@ export interface WriteTx {
    * ends. A unit that changes such a fact drops it.
    */
   shared: Map<string, unknown>;
+  /**
+   * The unit has sent its last statement, and sends none from now on: on a queue
+   * that pipelines (PostgreSQL's lanes, see WriteQueueOptions.pipelined) the batch
+   * goes on with its next unit while this one waits for its answers, so their
+   * statements travel together instead of a round trip each. Only the code that
+   * owns the whole unit may say so (a command run by the registry, not one that
+   * another command calls and writes after); elsewhere it changes nothing.
+   */
+  sentAll(): void;
 }
 
 /**
@@ -112,6 +121,8 @@ interface Outcome {
   ok: boolean;
   value: unknown;
   after: (() => void)[];
+  /** The signals it published, relayed with the commit (see TransactionRunner). */
+  published: Signal[];
 }
 
 /** Where an error thrown by after-commit work goes by default: thrown again on its own. */
@@ -121,8 +132,37 @@ function rethrowLater(error: unknown): void {
   });
 }
 
+/** Nothing to do: `sentAll` where the queue does not pipeline. */
+function noop(): void {}
+
 /** Thrown inside a batch that runs without savepoints when one of its units fails. */
 const ROLLED_BACK = Symbol('a unit failed: the batch runs again, a savepoint per unit');
+
+/** How a WriteQueue runs. */
+export interface WriteQueueOptions {
+  /**
+   * Receives what an after-commit callback or a signal's listener throws. One that
+   * throws must not keep the rest of its batch, or the batches after it, from their
+   * answers; by default its error is thrown again on its own, as an uncaught exception.
+   */
+  reportError?: (error: unknown) => void;
+  /**
+   * A background lane's queue on a connection of its own (PostgreSQL) is paced by the
+   * request lane's: while that one is `saturated`, this one's units commit at most once
+   * per BACKGROUND_WAIT_MS. Otherwise a queue paces its background units by its own
+   * requests' share of the writer (see BACKGROUND_WAIT_MS).
+   */
+  paceBy?: WriteQueue | null;
+  /**
+   * The runner's connection sends a statement without waiting for the answer to the one
+   * before (PostgreSQL's pipeline mode, dialects/postgres-lane.ts). A unit that says it
+   * has sent all its statements (`tx.sentAll`) then lets the batch go on with the next
+   * unit, whose statements the server runs after it, in the order they were sent. A
+   * batch of sixteen one-to-one sends took eighteen round trips of ~0.3 ms under load,
+   * one statement each; now their statements go out together.
+   */
+  pipelined?: boolean;
+}
 
 interface Pending {
   unit: WriteUnit<unknown>;
@@ -235,28 +275,19 @@ export class WriteQueue {
   /** The request lane whose saturation this queue's background units yield to (see constructor). */
   readonly #paceBy: WriteQueue | null;
 
-  /**
-   * `reportError` receives what an after-commit callback or a signal's listener
-   * throws. One that throws must not keep the rest of its batch, or the batches
-   * after it, from their answers; by default its error is thrown again on its
-   * own, as an uncaught exception.
-   */
+  /** Whether units may go on before the unit before them is answered (see WriteQueueOptions). */
+  readonly #pipelined: boolean;
+
   constructor(
     runTransaction: TransactionRunner,
     signals: EventEmitter,
-    reportError: (error: unknown) => void = rethrowLater,
-    /**
-     * A background lane's queue on a connection of its own (PostgreSQL) is paced by the
-     * request lane's: while that one is `saturated`, this one's units commit at most once
-     * per BACKGROUND_WAIT_MS. Otherwise a queue paces its background units by its own
-     * requests' share of the writer (see BACKGROUND_WAIT_MS).
-     */
-    paceBy: WriteQueue | null = null,
+    options: WriteQueueOptions = {},
   ) {
     this.#runTransaction = runTransaction;
     this.#signals = signals;
-    this.#reportError = reportError;
-    this.#paceBy = paceBy;
+    this.#reportError = options.reportError ?? rethrowLater;
+    this.#paceBy = options.paceBy ?? null;
+    this.#pipelined = options.pipelined ?? false;
   }
 
   /** Queues a unit; resolves with its result after its transaction commits. */
@@ -446,43 +477,34 @@ export class WriteQueue {
     const outcomes: Outcome[] = [];
     try {
       const { onDisk } = await this.#runTransaction(async (db) => {
-        const relayed: Signal[] = [];
         const shared = new Map<string, unknown>();
-        for (const item of batch) {
-          const after: (() => void)[] = [];
-          const published: Signal[] = [];
-          const tx: WriteTx = {
-            db,
-            afterCommit: (fn) => after.push(fn),
-            publish: (topic, payload) => {
-              published.push({ topic, payload });
-              after.push(() => this.#signals.emit(topic, payload));
-            },
-            memo: this.#memo,
-            shared,
-          };
-          if (!isolated) {
+        const txFor = (outcome: Outcome, sentAll: () => void): WriteTx => ({
+          db,
+          afterCommit: (fn) => outcome.after.push(fn),
+          publish: (topic, payload) => {
+            outcome.published.push({ topic, payload });
+            outcome.after.push(() => this.#signals.emit(topic, payload));
+          },
+          memo: this.#memo,
+          shared,
+          sentAll,
+        });
+        outcomes.length = 0;
+        for (let i = 0; i < batch.length; i++) {
+          outcomes.push({ ok: true, value: undefined, after: [], published: [] });
+        }
+        if (isolated) await this.#runIsolated(batch, outcomes, db, txFor);
+        else if (this.#pipelined) await this.#runPipelined(batch, outcomes, txFor);
+        else {
+          for (let i = 0; i < batch.length; i++) {
             try {
-              outcomes.push({ ok: true, value: await item.unit(tx), after });
+              outcomes[i]!.value = await batch[i]!.unit(txFor(outcomes[i]!, noop));
             } catch {
               throw ROLLED_BACK;
             }
-            relayed.push(...published);
-            continue;
-          }
-          await runCompiled(db, SAVEPOINT);
-          try {
-            const value = await item.unit(tx);
-            await runCompiled(db, RELEASE);
-            relayed.push(...published);
-            outcomes.push({ ok: true, value, after });
-          } catch (error) {
-            await runCompiled(db, ROLLBACK_TO);
-            await runCompiled(db, RELEASE);
-            outcomes.push({ ok: false, value: error, after: [] });
           }
         }
-        return relayed;
+        return outcomes.flatMap((outcome) => (outcome.ok ? outcome.published : []));
       }, durable);
       return { outcomes, onDisk };
     } catch (error) {
@@ -492,5 +514,60 @@ export class WriteQueue {
       if (error === ROLLED_BACK || (!isolated && error instanceof TransactionAborted)) return null;
       throw error;
     }
+  }
+
+  /** Each unit in a savepoint of its own: one that fails is undone alone. */
+  async #runIsolated(
+    batch: Pending[],
+    outcomes: Outcome[],
+    db: Kysely<DB>,
+    txFor: (outcome: Outcome, sentAll: () => void) => WriteTx,
+  ): Promise<void> {
+    for (const [i, item] of batch.entries()) {
+      const outcome = outcomes[i]!;
+      await runCompiled(db, SAVEPOINT);
+      try {
+        outcome.value = await item.unit(txFor(outcome, noop));
+        await runCompiled(db, RELEASE);
+      } catch (error) {
+        await runCompiled(db, ROLLBACK_TO);
+        await runCompiled(db, RELEASE);
+        Object.assign(outcome, { ok: false, value: error, after: [], published: [] });
+      }
+    }
+  }
+
+  /**
+   * Each unit starts once the one before it has sent all its statements (`tx.sentAll`)
+   * or ended, so the server runs them in the batch's order; the batch ends when every
+   * unit has. The first that fails throws ROLLED_BACK once the units already started
+   * have ended (their statements fail with the transaction): the batch runs again,
+   * isolated.
+   */
+  async #runPipelined(
+    batch: Pending[],
+    outcomes: Outcome[],
+    txFor: (outcome: Outcome, sentAll: () => void) => WriteTx,
+  ): Promise<void> {
+    const ended: Promise<void>[] = [];
+    let failed = false;
+    for (const [i, item] of batch.entries()) {
+      if (failed) break;
+      const outcome = outcomes[i]!;
+      let sent = noop;
+      const sentAll = new Promise<void>((resolve) => (sent = resolve));
+      const end = item.unit(txFor(outcome, () => sent())).then(
+        (value) => {
+          outcome.value = value;
+        },
+        () => {
+          failed = true;
+        },
+      );
+      ended.push(end);
+      await Promise.race([end, sentAll]);
+    }
+    await Promise.all(ended);
+    if (failed) throw ROLLED_BACK;
   }
 }

@@ -49,5 +49,21 @@ for (const engine of ENGINES) {
       assert.ok(phones.includes('+14155550171'));
       assert.ok(!phones.includes('+14155550172'), 'nothing was changed with the revoked key');
     });
+
+    test('a change that would fail on its own, asked with a revoked key, is refused as unauthorized: the key is judged first', async () => {
+      const key = await t.store.write((tx) =>
+        createApiKey(tx, { accountId: acct.accountId, mode: 'test' }, { clock }),
+      );
+      await t.app.deps.changes.run('revokeApiKey', { keyId: key.id });
+      const actor = { accountId: acct.accountId, mode: 'test' as const };
+      await assert.rejects(
+        t.app.deps.changes.run(
+          'sendMessage',
+          { actor, input: { from: '+15005550999', to: '+14155550173', body: 'hi' } },
+          { apiKey: sha256Hex(key.secret) },
+        ),
+        (error) => error instanceof ApiError && error.type === 'unauthorized',
+      );
+    });
   });
 }

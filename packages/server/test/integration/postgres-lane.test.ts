@@ -24,6 +24,8 @@ import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-de
 import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { webhookEndpointRow } from '../support/rows.ts';
+import { startTestApp } from '../support/app.ts';
+import { sha256Hex } from '../../src/lib/secrets.ts';
 
 /**
  * Records the queries pg clients of this process send while `recording` is set:
@@ -32,14 +34,31 @@ import { webhookEndpointRow } from '../support/rows.ts';
  */
 const sent: string[] = [];
 let recording = false;
+/** Queries sent and not yet answered while recording, and the most there were at once. */
+let inFlight = 0;
+let peakInFlight = 0;
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const [text] = args;
+  const result = (query as (...a: unknown[]) => unknown).apply(this, args);
   if (recording) {
     sent.push(typeof text === 'string' ? text : ((text as { text?: string }).text ?? '?'));
+    if (result instanceof Promise) {
+      peakInFlight = Math.max(peakInFlight, ++inFlight);
+      const answered = () => void inFlight--;
+      result.then(answered, answered);
+    }
   }
-  return (query as (...a: unknown[]) => unknown).apply(this, args);
+  return result;
 } as typeof query;
+
+/** The most queries that were sent and not yet answered at once while `fn` ran. */
+async function peakInFlightDuring(fn: () => Promise<unknown>): Promise<number> {
+  inFlight = 0;
+  peakInFlight = 0;
+  await queriesDuring(fn);
+  return peakInFlight;
+}
 
 async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
   sent.length = 0;
@@ -508,6 +527,37 @@ if (ENGINES.includes('postgres')) {
           pid,
           `${lane} on a new connection`,
         );
+      }
+    });
+  });
+
+  describe('write lanes on PostgreSQL: pipelined sends', () => {
+    test("the one-to-one sends of a batch go to the server together, behind its begin and its key's lookup, before the first answer comes", async () => {
+      const t = await startTestApp('postgres', { background: false });
+      try {
+        const acct = await t.newAccount();
+        const actor = { accountId: acct.accountId, mode: 'test' as const };
+        const send = () =>
+          t.app.deps.changes.run(
+            'sendMessage',
+            { actor, input: { from: acct.testNumbers[0]!, to: '+14155550190', body: 'hi' } },
+            { apiKey: sha256Hex(acct.testKey) },
+          );
+        // The first send opens the thread and finds the number's holder: later ones know both.
+        await send();
+        const peak = await peakInFlightDuring(() =>
+          Promise.all(Array.from({ length: 8 }, () => send())),
+        );
+        // begin, the key's lookup and the eight sends; one at a time without the pipeline.
+        assert.equal(peak, 10);
+        const stored = await t.store.db
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', acct.accountId)
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(stored.n), 9);
+      } finally {
+        await t.close();
       }
     });
   });

@@ -10,6 +10,7 @@ import {
   WriteQueue,
   type Signal,
   type TransactionRunner,
+  type WriteTx,
 } from '../../src/store/write-queue.ts';
 
 /** A stand-in connection: savepoint statements succeed and do nothing. */
@@ -269,7 +270,9 @@ describe('write queue (group commit)', () => {
   test('after-commit work that throws does not keep its batch, or the next, from their answers', async () => {
     const { runner, flushes } = recordingRunner();
     const reported: unknown[] = [];
-    const queue = new WriteQueue(runner, new EventEmitter(), (e) => reported.push(e));
+    const queue = new WriteQueue(runner, new EventEmitter(), {
+      reportError: (e) => reported.push(e),
+    });
     const first = queue.submit(async (tx) => {
       tx.afterCommit(() => {
         throw new Error('listener bug');
@@ -425,7 +428,7 @@ describe('write queue (group commit)', () => {
       return { onDisk: Promise.resolve() };
     };
     const requests = new WriteQueue(runner, new EventEmitter());
-    const carrier = new WriteQueue(runner, new EventEmitter(), undefined, requests);
+    const carrier = new WriteQueue(runner, new EventEmitter(), { paceBy: requests });
     const backgroundAt: number[] = [];
     const started = performance.now();
     const running = () => performance.now() - started < options.durationMs;
@@ -501,6 +504,118 @@ describe('write queue (group commit)', () => {
     for (const flush of flushes) flush.resolve();
     assert.deepEqual(await Promise.all(writes), [...Array(40).keys()]);
     assert.equal(batches.length, 3, '16 + 16 + 8');
+  });
+
+  /**
+   * A pipelining connection's stand-in: a unit's statement is "sent" when it calls
+   * `statement`, and answered only when the test says so.
+   */
+  function pipelineRunner() {
+    const sent: string[] = [];
+    const answers: (() => void)[] = [];
+    const statement = (name: string) => {
+      sent.push(name);
+      const answer = deferred();
+      answers.push(answer.resolve);
+      return answer.promise;
+    };
+    let runs = 0;
+    const runner: TransactionRunner = async (body) => {
+      runs++;
+      await body(fakeDb);
+      return { onDisk: Promise.resolve() };
+    };
+    return { runner, sent, answers, statement, runs: () => runs };
+  }
+
+  test('on a pipelining queue, a unit that has sent all its statements lets the next unit send before its answer, and each is answered with its own result', async () => {
+    const { runner, sent, answers, statement } = pipelineRunner();
+    const queue = new WriteQueue(runner, new EventEmitter(), { pipelined: true });
+    const unit = (name: string) => async (tx: WriteTx) => {
+      const answered = statement(name);
+      tx.sentAll();
+      await answered;
+      return name;
+    };
+    const writes = ['a', 'b', 'c'].map((name) => queue.submit(unit(name)));
+    await settle();
+    assert.deepEqual(sent, ['a', 'b', 'c'], 'all three sent before any answer');
+    answers.forEach((answer) => answer());
+    assert.deepEqual(await Promise.all(writes), ['a', 'b', 'c']);
+  });
+
+  test('on a pipelining queue, a unit that does not say it has sent all runs alone until it ends', async () => {
+    const { runner, sent, answers, statement } = pipelineRunner();
+    const queue = new WriteQueue(runner, new EventEmitter(), { pipelined: true });
+    const first = queue.submit(async () => {
+      await statement('read');
+      await statement('write');
+    });
+    const second = queue.submit(async () => statement('next'));
+    await settle();
+    assert.deepEqual(sent, ['read']);
+    answers[0]!();
+    await settle();
+    assert.deepEqual(sent, ['read', 'write'], 'the second unit waits for the first to end');
+    answers[1]!();
+    await settle();
+    assert.deepEqual(sent, ['read', 'write', 'next']);
+    answers[2]!();
+    await Promise.all([first, second]);
+  });
+
+  test('a queue that does not pipeline runs each unit to its end, whatever it says', async () => {
+    const { runner, sent, answers, statement } = pipelineRunner();
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const writes = ['a', 'b'].map((name) =>
+      queue.submit(async (tx) => {
+        const answered = statement(name);
+        tx.sentAll();
+        await answered;
+      }),
+    );
+    await settle();
+    assert.deepEqual(sent, ['a']);
+    answers[0]!();
+    await settle();
+    assert.deepEqual(sent, ['a', 'b']);
+    answers[1]!();
+    await Promise.all(writes);
+  });
+
+  test('on a pipelining queue, a unit that fails after the next ones were sent fails alone: the batch runs again, a unit at a time, and ends only once every started unit has', async () => {
+    const { runner, sent, answers, statement, runs } = pipelineRunner();
+    const queue = new WriteQueue(runner, new EventEmitter(), { pipelined: true });
+    const unit = (name: string) => async (tx: WriteTx) => {
+      const answered = statement(name);
+      tx.sentAll();
+      await answered;
+      if (name === 'bad') throw new Error('opted out');
+      return name;
+    };
+    const writes = ['ok1', 'bad', 'ok2'].map((name) => queue.submit(unit(name)));
+    const results = Promise.allSettled(writes);
+    await settle();
+    assert.deepEqual(sent, ['ok1', 'bad', 'ok2']);
+    // The failing unit is answered first; the batch is not over while ok2 awaits its answer.
+    answers[1]!();
+    await settle();
+    assert.equal(runs(), 1, 'the batch has not ended before its last unit did');
+    answers[0]!();
+    answers[2]!();
+    // Run again, isolated: one unit at a time, each answered as it is sent.
+    for (let i = 0; i < 100 && sent.length < 6; i++) {
+      await settle();
+      answers.slice(3).forEach((answer) => answer());
+    }
+    const [ok1, bad, ok2] = (await results) as [
+      PromiseSettledResult<string>,
+      PromiseSettledResult<string>,
+      PromiseSettledResult<string>,
+    ];
+    assert.equal(runs(), 2);
+    assert.deepEqual(sent.slice(3), ['ok1', 'bad', 'ok2']);
+    assert.deepEqual([ok1.status, bad.status, ok2.status], ['fulfilled', 'rejected', 'fulfilled']);
   });
 
   test('close waits for batches still waiting for the disk', async () => {

@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
+import { registerDirectRunner } from '../compiled.ts';
 import { TransactionAborted, type TransactionRunner } from '../write-queue.ts';
 import { prepareFixedShapes, types } from './postgres.ts';
 import { notifyStatements } from './postgres-signal-relay.ts';
@@ -56,11 +57,14 @@ export function postgresLane(connectionString: string, origin: string): Postgres
   const open = (): Promise<LaneConnection> => {
     // A connection that stops answering (a half-open socket, an unreachable host) fails
     // instead of holding the lane forever.
+    // Pipelined: a statement goes out at once, without waiting for the answers to those
+    // before it, which the server runs first (WriteQueueOptions.pipelined).
     const client = new pg.Client({
       connectionString,
       types,
       keepAlive: true,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      pipeline: true,
     });
     prepareFixedShapes(client);
     // Kysely runs the units' statements on this one connection: a pool of it alone.
@@ -68,6 +72,14 @@ export function postgresLane(connectionString: string, origin: string): Postgres
     const pool = { connect: async () => only, end: async () => {} };
     const db = new Kysely<DB>({
       dialect: new PostgresDialect({ pool: pool as unknown as PostgresPool }),
+    });
+    // Compiled statements go to the connection as they are called, not a few turns later
+    // through Kysely's executor: in the order their units called them, which a pipelined
+    // batch relies on (a later unit reads what an earlier one wrote).
+    registerDirectRunner(db, {
+      rows: async (text, values) => (await client.query(text, values as unknown[])).rows,
+      changes: async (text, values) =>
+        (await client.query(text, values as unknown[])).rowCount ?? 0,
     });
     const opening = client.connect().then(() => ({ client, db, discard }));
     function discard() {
@@ -81,32 +93,38 @@ export function postgresLane(connectionString: string, origin: string): Postgres
   };
 
   /**
-   * A connection with a transaction begun. Nothing has run in it yet, so a connection
-   * found dead here (the server restarted, or ended the session, and its socket has
-   * not said so yet) is replaced and the transaction begun once more on a new one.
+   * Runs `body` in a transaction on the lane's connection. `begin` is sent, not
+   * awaited: the body's statements follow it down the pipeline. A `begin` that fails
+   * means the connection was dead (the server restarted, or ended the session, and
+   * its socket had not said so yet): nothing ran, so the transaction runs once more
+   * on a new connection. (On a live connection `begin` cannot fail, so no statement
+   * of the body can run outside the transaction.)
    */
-  const begin = async (durable: boolean, retry = true): Promise<LaneConnection> => {
-    const opened = await (connection ??= open());
-    try {
-      await opened.client.query(durable ? 'begin' : 'begin; set local synchronous_commit to off');
-      return opened;
-    } catch (error) {
-      // Half begun (`begin` ran, its `set local` did not), or not at all: either way
-      // the connection is left for a new one, never reused in an unknown state.
-      opened.discard();
-      if (retry && !closed) return begin(durable, false);
-      throw error;
-    }
-  };
-
-  const run: TransactionRunner = async (body, durable) => {
-    if (closed) throw new Error('The store is closed.');
-    const { client, db, discard } = await begin(durable);
+  const attempt = async (
+    body: Parameters<TransactionRunner>[0],
+    durable: boolean,
+    retry: boolean,
+  ): Promise<{ onDisk: Promise<void> }> => {
+    const { client, db, discard } = await (connection ??= open());
+    const begun = client
+      .query(durable ? 'begin' : 'begin; set local synchronous_commit to off')
+      .then(
+        () => true,
+        () => false,
+      );
     let ended: pg.QueryResult | pg.QueryResult[];
     try {
       const signals = await body(db);
+      if (!(await begun)) throw new Error('The transaction did not begin.');
       ended = await client.query(`${notifyStatements(origin, signals)}commit`);
     } catch (error) {
+      if (!(await begun)) {
+        // Half begun (`begin` ran, its `set local` did not), or not at all: either way
+        // the connection is left for a new one, never reused in an unknown state.
+        discard();
+        if (retry && !closed) return attempt(body, durable, false);
+        throw error;
+      }
       // A connection that cannot even roll back is left for a new one.
       await client.query('rollback').catch(discard);
       // A NOTIFY refused because an earlier statement had failed.
@@ -118,6 +136,11 @@ export function postgresLane(connectionString: string, origin: string): Postgres
     const commit = Array.isArray(ended) ? ended.at(-1)! : ended;
     if (commit.command === 'ROLLBACK') throw new TransactionAborted();
     return { onDisk: ON_DISK };
+  };
+
+  const run: TransactionRunner = async (body, durable) => {
+    if (closed) throw new Error('The store is closed.');
+    return attempt(body, durable, true);
   };
 
   return {

@@ -71,14 +71,17 @@ const storeOneToOneCheckingOptOutInOneStatement = compiled((db: Kysely<DB>, ...v
  * so where it returns `optedOut` the caller must fail its unit (throw), which
  * undoes them, as it does every change of a unit that fails (see WriteUnit).
  * On SQLite, where a statement is no round trip, the check comes first.
+ * `sent` is called once the last statement is sent: on PostgreSQL as soon as it is
+ * called, before its answer.
  */
 export async function storeOneToOneUnlessOptedOut(
   db: Kysely<DB>,
   message: MessageRow,
   recipient: RecipientRow,
+  sent?: () => void,
 ): Promise<{ optedOut: boolean }> {
   if (engineOf(db) === 'postgres') {
-    const [row] = await storeOneToOneCheckingOptOutInOneStatement(
+    const stored = storeOneToOneCheckingOptOutInOneStatement(
       db,
       ...valuesIn(message, messageColumns),
       ...valuesIn(recipient, recipientColumns),
@@ -88,14 +91,20 @@ export async function storeOneToOneUnlessOptedOut(
       message.mode,
       recipient.phone,
     );
+    sent?.();
+    const [row] = await stored;
     // The thread is opened or found before the store: a send that finds none is a bug, and
     // must not pass as a recipient who has not opted out.
     if (!row) throw new Error(`No conversation ${message.conversation_id} to store a send in.`);
     return { optedOut: Boolean((row as { opted_out: unknown }).opted_out) };
   }
   const optedOut = await optedOutAmong(db, message.account_id, message.mode, [recipient.phone]);
-  if (optedOut.size > 0) return { optedOut: true };
+  if (optedOut.size > 0) {
+    sent?.();
+    return { optedOut: true };
+  }
   await storeOutboundMessage(db, message, [recipient]);
+  sent?.();
   return { optedOut: false };
 }
 
