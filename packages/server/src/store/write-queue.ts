@@ -54,17 +54,19 @@ export interface Signal {
 }
 
 /**
- * Runs `body` inside one database transaction and resolves once it is committed,
- * with `onDisk`, which resolves once the commit is durable: at once where the
- * commit itself waited for the disk (PostgreSQL), after a flush of the log
- * where it did not (SQLite, see dialects/sqlite-wal-sync.ts). `durable: false`
- * may skip the flush (see `WriteOptions`).
+ * Runs `body` inside one database transaction and resolves once its commit is
+ * under way, with `onDisk`, which resolves once the commit is durable: on SQLite
+ * the commit is done and `onDisk` is a flush of the log (dialects/sqlite-wal-sync.ts);
+ * on PostgreSQL the commit is sent, and `onDisk` is its answer, which waited for
+ * the disk (the next batch's statements follow it down the connection meanwhile,
+ * dialects/postgres-lane.ts). `durable: false` may skip the flush (see `WriteOptions`).
  *
  * `body` resolves with the signals its committed units published, in order: a
  * runner whose database other processes share sends them with the commit, so that
  * they hear of it (PostgreSQL NOTIFY, dialects/postgres-lane.ts). A runner whose
  * database rolled the transaction back at its commit, because a statement had
- * failed and a unit had swallowed the error, throws `TransactionAborted`.
+ * failed and a unit had swallowed the error, throws `TransactionAborted`, or
+ * rejects `onDisk` with it: the batch runs again, a savepoint per unit.
  */
 export type TransactionRunner = (
   body: (db: Kysely<DB>) => Promise<Signal[]>,
@@ -328,13 +330,16 @@ export class WriteQueue {
   /** Finishes every queued unit, then refuses new ones. */
   async close(): Promise<void> {
     this.#closed = true;
-    while (this.#running || this.#waiting()) {
-      if (this.#running) await this.#running;
-      else await this.#flush();
-    }
+    // A batch whose commit turned out a rollback may come back (#runAgainIsolated).
+    do {
+      while (this.#running || this.#waiting()) {
+        if (this.#running) await this.#running;
+        else await this.#flush();
+      }
+      await this.#answering;
+    } while (this.#running || this.#waiting());
     if (this.#turnTimer) clearTimeout(this.#turnTimer);
     this.#turnTimer = null;
-    await this.#answering;
   }
 
   #waiting(): boolean {
@@ -422,16 +427,19 @@ export class WriteQueue {
   /** Runs a batch in one transaction; its units are answered once the commit is on disk. */
   async #commit(batch: Pending[]): Promise<void> {
     const durable = batch.some((item) => item.durable);
-    let committed: { outcomes: Outcome[]; onDisk: Promise<void> };
+    let committed: { outcomes: Outcome[]; onDisk: Promise<void> } | null;
+    let isolated = this.#isolate;
     try {
       // Most batches have no failing unit, and run without a savepoint per unit:
       // inside one, SQLite copies each page a statement first touches into a
       // sub-journal, which cost 15 % of a send's CPU (155 against 182 µs per
       // request, POST load). When a unit fails, the transaction rolls back whole
       // and the batch runs again with a savepoint per unit, so that unit fails alone.
-      committed =
-        (this.#isolate ? null : await this.#run(batch, durable, false)) ??
-        (await this.#run(batch, durable, true))!;
+      committed = isolated ? null : await this.#run(batch, durable, false);
+      if (!committed) {
+        isolated = true;
+        committed = (await this.#run(batch, durable, true))!;
+      }
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
@@ -456,10 +464,26 @@ export class WriteQueue {
       });
     // A flush that fails leaves the commit's fate unknown: its units fail, as if
     // the commit had; the ones that failed on their own keep their own error.
-    const failAll = (error: unknown) =>
+    const failAll = (error: unknown) => {
+      // A commit the database turned into a rollback after the runner had returned
+      // (PostgreSQL sends it and goes on, see TransactionRunner): nothing of the batch
+      // was committed, and it runs again isolated, as when the runner throws at once.
+      if (error instanceof TransactionAborted && !isolated) {
+        this.#runAgainIsolated(batch);
+        return;
+      }
       batch.forEach((item, i) => item.reject(outcomes[i]!.ok ? error : outcomes[i]!.value));
+    };
     const previous = this.#answering;
     this.#answering = Promise.all([previous, onDisk]).then(answer, failAll);
+  }
+
+  /** Queues a batch that committed nothing again, ahead of the rest, each unit in a savepoint. */
+  #runAgainIsolated(batch: Pending[]): void {
+    this.#isolate = true;
+    this.#pending.unshift(...batch.filter((item) => item.lane === 'request'));
+    this.#background.unshift(...batch.filter((item) => item.lane === 'background'));
+    this.#schedule();
   }
 
   /**

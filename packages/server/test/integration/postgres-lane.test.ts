@@ -37,6 +37,10 @@ let recording = false;
 /** Queries sent and not yet answered while recording, and the most there were at once. */
 let inFlight = 0;
 let peakInFlight = 0;
+/** Queries sent while no other was waiting for its answer: the waits a batch cost. */
+let roundTrips = 0;
+/** For each query of `sent` answered: how many had been sent when its answer came. */
+const sentWhenAnswered = new Map<number, number>();
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const [text] = args;
@@ -44,8 +48,14 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   if (recording) {
     sent.push(typeof text === 'string' ? text : ((text as { text?: string }).text ?? '?'));
     if (result instanceof Promise) {
+      // Sent with nothing awaited: the client waits for this one's answer.
+      if (inFlight === 0) roundTrips++;
       peakInFlight = Math.max(peakInFlight, ++inFlight);
-      const answered = () => void inFlight--;
+      const index = sent.length - 1;
+      const answered = () => {
+        inFlight--;
+        sentWhenAnswered.set(index, sent.length);
+      };
       result.then(answered, answered);
     }
   }
@@ -60,8 +70,20 @@ async function peakInFlightDuring(fn: () => Promise<unknown>): Promise<number> {
   return peakInFlight;
 }
 
+/** The queries sent while `fn` ran, and how many round trips they took. */
+async function roundTripsDuring(fn: () => Promise<unknown>) {
+  inFlight = 0;
+  roundTrips = 0;
+  const queries = await queriesDuring(fn);
+  return { queries, roundTrips };
+}
+
+/** A batch's statements but its NOTIFYs, which go out together with its commit. */
+const statementsOf = (sent: string[]) => sent.filter((q) => !q.startsWith('select pg_notify('));
+
 async function queriesDuring(fn: () => Promise<unknown>): Promise<string[]> {
   sent.length = 0;
+  sentWhenAnswered.clear();
   recording = true;
   try {
     await fn();
@@ -98,17 +120,19 @@ if (ENGINES.includes('postgres')) {
       (await sql<{ s: string }>`select current_setting('synchronous_commit') as s`.execute(tx.db))
         .rows[0]!.s;
 
-    test('a batch costs its own statements and two queries more: begin, and its notifications together with the commit', async () => {
-      const sent = await queriesDuring(() =>
+    test('a batch of one statement is two round trips: its begin goes out with the statement, its notifications with the commit', async () => {
+      const { queries, roundTrips } = await roundTripsDuring(() =>
         store.write(async (tx) => {
           await insert(tx, 'counted');
           tx.publish('lane.test', { id: 'counted' });
         }),
       );
-      assert.equal(sent.length, 3, sent.join(' | '));
-      assert.equal(sent[0], 'begin');
-      assert.match(sent[1]!, /^insert into lane_rows/);
-      assert.match(sent[2]!, new RegExp(`^select pg_notify\\('${SIGNAL_CHANNEL}', .*\\);commit$`));
+      assert.equal(queries.length, 4, queries.join(' | '));
+      assert.equal(queries[0], 'begin');
+      assert.match(queries[1]!, /^insert into lane_rows/);
+      assert.match(queries[2]!, new RegExp(`^select pg_notify\\('${SIGNAL_CHANNEL}', .*\\);$`));
+      assert.equal(queries[3], 'commit');
+      assert.equal(roundTrips, 2);
     });
 
     test('a batch that need not wait for the disk says so as it begins, in the same query', async () => {
@@ -286,7 +310,7 @@ if (ENGINES.includes('postgres')) {
         );
       // The first send opens the thread; the next one finds it in the store's memo.
       await send('+13035550142');
-      const sent = await queriesDuring(() => send('+13035550142'));
+      const sent = statementsOf(await queriesDuring(() => send('+13035550142')));
       assert.equal(sent.length, 3, sent.join(' | '));
       assert.match(sent[1]!, /^with "message" as \(insert into "messages"/);
       assert.match(sent[1]!, /"opt_outs"/);
@@ -406,12 +430,14 @@ if (ENGINES.includes('postgres')) {
         failureReason: null,
       }));
       let outcomes: unknown;
-      const sent = await queriesDuring(async () => {
-        outcomes = await store.write(
-          (tx) => applyDeliveryReceipts(tx, receipts, { clock: systemClock }),
-          { lane: 'carrier' },
-        );
-      });
+      const sent = statementsOf(
+        await queriesDuring(async () => {
+          outcomes = await store.write(
+            (tx) => applyDeliveryReceipts(tx, receipts, { clock: systemClock }),
+            { lane: 'carrier' },
+          );
+        }),
+      );
       assert.deepEqual(outcomes, Array(5).fill('applied'));
       // begin, the recipients and their locked messages, the moves, the events with the
       // endpoints, the deliveries, and the commit: one statement each, whatever the batch's size.
@@ -505,6 +531,24 @@ if (ENGINES.includes('postgres')) {
         `select count(*)::int as n from webhook_deliveries where endpoint_id like 'we_many_%'`,
       );
       assert.deepEqual(rows, [{ n: 6000 }]);
+    });
+
+    test("the next batch's statements go out behind the commit of the one before, before its answer", async () => {
+      // Twenty in one turn: a batch of sixteen, then one of four.
+      const queries = await queriesDuring(() =>
+        Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.write((tx) => insert(tx, `overlap-${i}`))),
+        ),
+      );
+      const firstCommit = queries.indexOf('commit');
+      const secondBegin = queries.indexOf('begin', firstCommit);
+      assert.ok(firstCommit > 0 && secondBegin > firstCommit, queries.join(' | '));
+      // Sent before the commit's answer came: no round trip waits for it.
+      assert.ok(sentWhenAnswered.get(firstCommit)! > secondBegin, queries.join(' | '));
+      const { rows } = await admin.query(
+        `select count(*)::int as n from lane_rows where id like 'overlap-%'`,
+      );
+      assert.deepEqual(rows, [{ n: 20 }]);
     });
 
     test('a lane whose connection was terminated between batches begins its next one on a new connection: the write commits at the first try', async () => {

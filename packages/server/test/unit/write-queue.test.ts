@@ -228,44 +228,50 @@ describe('write queue (group commit)', () => {
     ]);
   });
 
-  test('a batch whose commit the database turned into a rollback is never answered as committed: it runs again with a savepoint per unit, and only the unit that swallowed the error fails', async () => {
-    // A stand-in for PostgreSQL: once a statement has failed, the transaction refuses
-    // every statement but a rollback (to a savepoint), and COMMIT rolls back.
-    let aborted = false;
-    const db = {
-      executeQuery: async (query: { sql: string }) => {
-        if (query.sql === 'rollback to savepoint unit') aborted = false;
-        else if (aborted) throw new Error('current transaction is aborted');
-        return { rows: [] };
-      },
-    } as unknown as Kysely<DB>;
-    const outcomes: string[] = [];
-    const runner: TransactionRunner = async (body) => {
-      aborted = false;
-      await body(db);
-      outcomes.push(aborted ? 'rolled back' : 'committed');
-      if (aborted) throw new TransactionAborted();
-      return { onDisk: Promise.resolve() };
-    };
-    const queue = new WriteQueue(runner, new EventEmitter());
-    const runs: string[] = [];
-    const settled = await Promise.allSettled([
-      queue.submit(async () => {
-        runs.push('fine');
-        return 'fine';
-      }),
-      queue.submit(async () => {
-        runs.push('swallows');
-        // What a unit must not do (see WriteUnit): its statement failed, and it goes on.
-        aborted = true;
-        return 'swallowed';
-      }),
-    ]);
-    assert.deepEqual(outcomes, ['rolled back', 'committed']);
-    assert.deepEqual(runs, ['fine', 'swallows', 'fine', 'swallows']);
-    assert.deepEqual(settled[0], { status: 'fulfilled', value: 'fine' });
-    assert.equal(settled[1]!.status, 'rejected');
-  });
+  for (const [when, reports] of [
+    ['as the runner returns', 'throws'],
+    ['once the runner had returned (PostgreSQL)', 'rejects onDisk'],
+  ] as const) {
+    test(`a batch whose commit the database turned into a rollback ${when} is never answered as committed: it runs again with a savepoint per unit, and only the unit that swallowed the error fails`, async () => {
+      // A stand-in for PostgreSQL: once a statement has failed, the transaction refuses
+      // every statement but a rollback (to a savepoint), and COMMIT rolls back.
+      let aborted = false;
+      const db = {
+        executeQuery: async (query: { sql: string }) => {
+          if (query.sql === 'rollback to savepoint unit') aborted = false;
+          else if (aborted) throw new Error('current transaction is aborted');
+          return { rows: [] };
+        },
+      } as unknown as Kysely<DB>;
+      const outcomes: string[] = [];
+      const runner: TransactionRunner = async (body) => {
+        aborted = false;
+        await body(db);
+        outcomes.push(aborted ? 'rolled back' : 'committed');
+        if (!aborted) return { onDisk: Promise.resolve() };
+        if (reports === 'throws') throw new TransactionAborted();
+        return { onDisk: Promise.reject(new TransactionAborted()) };
+      };
+      const queue = new WriteQueue(runner, new EventEmitter());
+      const runs: string[] = [];
+      const settled = await Promise.allSettled([
+        queue.submit(async () => {
+          runs.push('fine');
+          return 'fine';
+        }),
+        queue.submit(async () => {
+          runs.push('swallows');
+          // What a unit must not do (see WriteUnit): its statement failed, and it goes on.
+          aborted = true;
+          return 'swallowed';
+        }),
+      ]);
+      assert.deepEqual(outcomes, ['rolled back', 'committed']);
+      assert.deepEqual(runs, ['fine', 'swallows', 'fine', 'swallows']);
+      assert.deepEqual(settled[0], { status: 'fulfilled', value: 'fine' });
+      assert.equal(settled[1]!.status, 'rejected');
+    });
+  }
 
   test('after-commit work that throws does not keep its batch, or the next, from their answers', async () => {
     const { runner, flushes } = recordingRunner();

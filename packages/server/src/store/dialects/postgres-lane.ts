@@ -2,12 +2,9 @@ import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
 import { registerDirectRunner } from '../compiled.ts';
-import { TransactionAborted, type TransactionRunner } from '../write-queue.ts';
+import { TransactionAborted, type Signal, type TransactionRunner } from '../write-queue.ts';
 import { prepareFixedShapes, types } from './postgres.ts';
 import { notifyStatements } from './postgres-signal-relay.ts';
-
-// A synchronous commit has waited for the disk already.
-const ON_DISK = Promise.resolve();
 
 /** How long opening a lane's connection may take before the transaction fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -33,17 +30,21 @@ export interface PostgresLane {
  * A write lane's transactions (store.ts, WriteOptions.lane), on a connection of the
  * lane's own, one at a time, with as few round trips as they can take.
  *
- * Every statement is a round trip to a server that shares the machine, and each
- * costs both processes a system call and a wake-up, while a batch's own statements
- * are often few (a dispatcher claim is one UPDATE). So the lane opens and ends its
- * transactions itself rather than through Kysely's `transaction()`: `begin` goes
- * out together with `set local synchronous_commit to off` when the batch need not
- * wait for the disk, and the batch's NOTIFYs (its signals for other processes) together with
- * the `commit`: one query each, instead of up to four. A transaction left
- * aborted by a statement whose error a unit swallowed is seen at the commit,
- * which PostgreSQL completes as a ROLLBACK (or in the NOTIFY it refuses), and
- * reported as `TransactionAborted`: the write queue runs that batch again, a
- * savepoint per unit.
+ * Every round trip to a server that shares the machine costs both processes a
+ * system call and a wake-up, and under load a wait for a core. So the connection
+ * pipelines: a query goes out at once, without waiting for the answers to those
+ * before it, which the server runs first. `begin` (with `set local
+ * synchronous_commit to off` when the batch need not wait for the disk) goes out
+ * unawaited ahead of the batch's statements; units that have sent all theirs let
+ * the next ones send (WriteQueueOptions.pipelined); and the batch's NOTIFYs (its
+ * signals for other processes) and its `commit` go out together, with the next
+ * batch's statements behind them before their answer comes. A batch of sixteen
+ * sends took eighteen round trips one after another; now about two, and the next
+ * batch's overlap the commit's wait for the disk.
+ *
+ * A transaction left aborted by a statement whose error a unit swallowed is seen at
+ * the commit, which PostgreSQL completes as a ROLLBACK, and reported as
+ * `TransactionAborted`: the write queue runs that batch again, a savepoint per unit.
  *
  * The connection is opened at the first transaction; one that fails is closed,
  * and the next transaction opens another. A transaction that finds its connection
@@ -112,11 +113,10 @@ export function postgresLane(connectionString: string, origin: string): Postgres
         () => true,
         () => false,
       );
-    let ended: pg.QueryResult | pg.QueryResult[];
+    let signals: Signal[];
     try {
-      const signals = await body(db);
+      signals = await body(db);
       if (!(await begun)) throw new Error('The transaction did not begin.');
-      ended = await client.query(`${notifyStatements(origin, signals)}commit`);
     } catch (error) {
       if (!(await begun)) {
         // Half begun (`begin` ran, its `set local` did not), or not at all: either way
@@ -133,9 +133,17 @@ export function postgresLane(connectionString: string, origin: string): Postgres
       }
       throw error;
     }
-    const commit = Array.isArray(ended) ? ended.at(-1)! : ended;
-    if (commit.command === 'ROLLBACK') throw new TransactionAborted();
-    return { onDisk: ON_DISK };
+    // Sent, and the lane goes on: the next batch's statements follow the commit down the
+    // connection, and the server runs them once it is done. Its answer is the batch's.
+    // The NOTIFYs go as a query of their own ahead of it, so that the commit runs even
+    // where they fail (the transaction had failed already): it then ends the
+    // transaction as a ROLLBACK, and the next batch begins on a clean connection.
+    const notify = notifyStatements(origin, signals);
+    if (notify) client.query(notify).catch(() => {});
+    const committed = client.query('commit').then((ended: pg.QueryResult) => {
+      if (ended.command === 'ROLLBACK') throw new TransactionAborted();
+    });
+    return { onDisk: committed };
   };
 
   const run: TransactionRunner = async (body, durable) => {
