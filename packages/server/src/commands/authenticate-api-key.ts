@@ -65,9 +65,16 @@ export function confirmApiKey(tx: WriteTx, keyHash: string): Promise<void> {
   const fact = validKeyFact(keyHash);
   let check = tx.shared.get(fact) as Promise<void> | undefined;
   if (!check) {
-    check = findApiKeyByHash(tx.db, keyHash).then((key) => {
-      if (!key || key.revoked_at !== null) throw new ApiError('unauthorized', UNAUTHORIZED);
-    });
+    check = findApiKeyByHash(tx.db, keyHash).then(
+      (key) => {
+        if (!key || key.revoked_at !== null) throw new ApiError('unauthorized', UNAUTHORIZED);
+      },
+      (error: unknown) => {
+        // A lookup that failed says nothing of the key: the next unit looks again.
+        if (tx.shared.get(fact) === check) tx.shared.delete(fact);
+        throw error;
+      },
+    );
     tx.shared.set(fact, check);
   }
   return check;

@@ -173,6 +173,8 @@ interface Pending {
   reject: (error: unknown) => void;
   /** A request's unit, or a background lane's. */
   lane: 'request' | 'background';
+  /** Its batch's commit turned out a rollback: it runs again in a savepoint (#runAgainIsolated). */
+  isolate?: boolean;
 }
 
 /**
@@ -428,7 +430,9 @@ export class WriteQueue {
   async #commit(batch: Pending[]): Promise<void> {
     const durable = batch.some((item) => item.durable);
     let committed: { outcomes: Outcome[]; onDisk: Promise<void> } | null;
-    let isolated = this.#isolate;
+    // A batch with a unit that comes back from a commit that turned out a rollback runs
+    // isolated whatever the batches committed meanwhile left in #isolate.
+    let isolated = this.#isolate || batch.some((item) => item.isolate);
     try {
       // Most batches have no failing unit, and run without a savepoint per unit:
       // inside one, SQLite copies each page a statement first touches into a
@@ -480,7 +484,7 @@ export class WriteQueue {
 
   /** Queues a batch that committed nothing again, ahead of the rest, each unit in a savepoint. */
   #runAgainIsolated(batch: Pending[]): void {
-    this.#isolate = true;
+    for (const item of batch) item.isolate = true;
     this.#pending.unshift(...batch.filter((item) => item.lane === 'request'));
     this.#background.unshift(...batch.filter((item) => item.lane === 'background'));
     this.#schedule();

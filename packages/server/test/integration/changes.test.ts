@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiKey } from '../../src/commands/create-api-key.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { sha256Hex } from '../../src/lib/secrets.ts';
@@ -64,6 +65,40 @@ for (const engine of ENGINES) {
         ),
         (error) => error instanceof ApiError && error.type === 'unauthorized',
       );
+    });
+
+    test('a change asked with a revoked key leaves nothing, not even what its command wrote after the key was found revoked', async () => {
+      const key = await t.store.write((tx) =>
+        createApiKey(tx, { accountId: acct.accountId, mode: 'test' }, { clock }),
+      );
+      // Revoked in the database alone: the check in the write transaction is what refuses it.
+      await t.store.write((tx) =>
+        tx.db
+          .updateTable('api_keys')
+          .set({ revoked_at: Date.now() })
+          .where('id', '=', key.id)
+          .execute(),
+      );
+      const actor = { accountId: acct.accountId, mode: 'test' as const };
+      const peer = '+14155550174';
+      // A send to a new number looks for its thread, opens it, then stores the message: its
+      // statements go on after the key's lookup has answered.
+      await assert.rejects(
+        t.app.deps.changes.run(
+          'sendMessage',
+          { actor, input: { from: acct.testNumbers[0]!, to: peer, body: 'hi' } },
+          { apiKey: sha256Hex(key.secret) },
+        ),
+        (error) => error instanceof ApiError && error.type === 'unauthorized',
+      );
+      await sleep(50);
+      const threads = await t.store.db
+        .selectFrom('conversations')
+        .select('id')
+        .where('account_id', '=', acct.accountId)
+        .where('peer_phone', '=', peer)
+        .execute();
+      assert.deepEqual(threads, []);
     });
   });
 }

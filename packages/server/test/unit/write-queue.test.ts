@@ -273,6 +273,34 @@ describe('write queue (group commit)', () => {
     });
   }
 
+  test('a batch whose commit turns out a rollback after the next batch committed still runs again isolated', async () => {
+    const statements: string[][] = [];
+    const db = {
+      executeQuery: async (query: { sql: string }) => {
+        statements.at(-1)!.push(query.sql);
+        return { rows: [] };
+      },
+    } as unknown as Kysely<DB>;
+    const firstCommit = deferred();
+    const runner: TransactionRunner = async (body) => {
+      statements.push([]);
+      await body(db);
+      return { onDisk: statements.length === 1 ? firstCommit.promise : Promise.resolve() };
+    };
+    const queue = new WriteQueue(runner, new EventEmitter());
+    const first = queue.submit(async () => 'first');
+    await settle();
+    // The next batch runs and commits, clean, while the first one's commit is unanswered.
+    const second = queue.submit(async () => 'second');
+    await settle();
+    assert.equal(statements.length, 2);
+    firstCommit.reject(new TransactionAborted());
+    assert.equal(await first, 'first');
+    assert.equal(await second, 'second');
+    assert.equal(statements.length, 3);
+    assert.deepEqual(statements[2], ['savepoint unit', 'release savepoint unit']);
+  });
+
   test('after-commit work that throws does not keep its batch, or the next, from their answers', async () => {
     const { runner, flushes } = recordingRunner();
     const reported: unknown[] = [];

@@ -139,9 +139,15 @@ export function postgresLane(connectionString: string, origin: string): Postgres
     // where they fail (the transaction had failed already): it then ends the
     // transaction as a ROLLBACK, and the next batch begins on a clean connection.
     const notify = notifyStatements(origin, signals);
-    if (notify) client.query(notify).catch(() => {});
+    let notifyError: { code?: unknown } | null = null;
+    if (notify) client.query(notify).catch((error: { code?: unknown }) => (notifyError = error));
     const committed = client.query('commit').then((ended: pg.QueryResult) => {
-      if (ended.command === 'ROLLBACK') throw new TransactionAborted();
+      if (ended.command !== 'ROLLBACK') return;
+      // A NOTIFY that failed on its own (the notification queue full) is the batch's error:
+      // running it again would not help. One refused because a statement had failed before
+      // it is the aborted transaction's.
+      if (notifyError && notifyError.code !== IN_FAILED_TRANSACTION) throw notifyError;
+      throw new TransactionAborted();
     });
     return { onDisk: committed };
   };

@@ -1,6 +1,14 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf, type Capabilities } from '../capabilities.ts';
-import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
+import {
+  compiled,
+  compiledInsert,
+  compiledSql,
+  fixedQuery,
+  rowFrom,
+  runCompiled,
+  valuesIn,
+} from '../compiled.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -35,7 +43,7 @@ export async function insertDeliveries(db: Kysely<DB>, rows: WebhookDeliveryRow[
  * last VACUUM: 60 000 of them cost each claim 7 ms, and the fan-out fell by a third
  * from its first 20 000 deliveries to its fourth (docs/benchmarks.md).
  */
-const PLAIN_INDEX_SCANS = sql`set local enable_bitmapscan = off`;
+const PLAIN_INDEX_SCANS = fixedQuery('set local enable_bitmapscan = off');
 
 /**
  * Claims up to `limit` due deliveries for `leaseMs`, skipping `busyEndpoints`: those
@@ -50,8 +58,9 @@ export async function claimDeliveries(
   leaseMs: number,
   busyEndpoints: string[],
 ): Promise<WebhookDeliveryRow[]> {
-  if (engineOf(db) === 'postgres') await PLAIN_INDEX_SCANS.execute(db);
-  return db
+  // Sent, not awaited: the claim follows it down the lane's pipelined connection.
+  const plain = engineOf(db) === 'postgres' ? runCompiled(db, PLAIN_INDEX_SCANS) : null;
+  const claimed = db
     .updateTable('webhook_deliveries')
     .set({ locked_until: now + leaseMs })
     .where('id', 'in', (eb) => {
@@ -68,6 +77,7 @@ export async function claimDeliveries(
     })
     .returningAll()
     .execute();
+  return (await Promise.all([claimed, plain]))[0];
 }
 
 /** One delivery. */
