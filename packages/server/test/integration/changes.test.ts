@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { confirmApiKey } from '../../src/commands/authenticate-api-key.ts';
 import { createApiKey } from '../../src/commands/create-api-key.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { sha256Hex } from '../../src/lib/secrets.ts';
@@ -100,5 +102,27 @@ for (const engine of ENGINES) {
         .execute();
       assert.deepEqual(threads, []);
     });
+
+    // On SQLite a failed statement leaves the transaction usable (on PostgreSQL it aborts it
+    // whole): the next lookup must run, not be answered by the failure shared in tx.shared.
+    if (engine === 'sqlite') {
+      test('a key lookup that failed with a database error is looked up again by the next unit of the batch, not taken as its answer', async () => {
+        const key = await t.store.write((tx) =>
+          createApiKey(tx, { accountId: acct.accountId, mode: 'test' }, { clock }),
+        );
+        const apiKey = sha256Hex(key.secret);
+        const outcomes = await t.store.write(async (tx) => {
+          await sql`alter table api_keys rename to api_keys_away`.execute(tx.db);
+          const first = await confirmApiKey(tx, apiKey).then(
+            () => 'confirmed',
+            (error: Error) => (error instanceof ApiError ? error.type : 'database error'),
+          );
+          await sql`alter table api_keys_away rename to api_keys`.execute(tx.db);
+          const second = await confirmApiKey(tx, apiKey).then(() => 'confirmed');
+          return [first, second];
+        });
+        assert.deepEqual(outcomes, ['database error', 'confirmed']);
+      });
+    }
   });
 }
