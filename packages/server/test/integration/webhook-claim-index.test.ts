@@ -67,3 +67,44 @@ describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }
     assert.equal(setting, 'on');
   });
 });
+
+describe(
+  'webhook deliveries on PostgreSQL: room for claims',
+  { skip: !ENGINES.includes('postgres') },
+  () => {
+    let database: TestDatabase;
+    let store: Store;
+    before(async () => {
+      database = await createTestDatabase('postgres');
+      store = await openStore(database.options);
+      await sql`create extension if not exists pageinspect`.execute(store.db);
+    });
+    after(async () => {
+      await store.close();
+      await database.drop();
+    });
+
+    test("a claim's update of rows inserted in a burst is heap-only: their pages have room for it", async () => {
+      const now = Date.UTC(2030, 0, 1);
+      // A burst of a thousand, packed as inserts pack them; the first twenty are due first.
+      await sql`
+      insert into webhook_deliveries
+        (id, event_id, endpoint_id, status, attempts, next_attempt_at, locked_until, created_at, updated_at)
+      select 'whd_' || lpad(i::text, 4, '0'), 'evt_' || i, 'we_1', 'pending', 0, ${now}::bigint + i, 0,
+        ${now}::bigint, ${now}::bigint
+      from generate_series(1, 1000) as i`.execute(store.db);
+      const { deliveries } = await store.write(
+        async (tx) => ({
+          deliveries: await claimDeliveries(tx.db, store.capabilities, now + 20, 20, 30_000, []),
+        }),
+        { durable: false },
+      );
+      assert.equal(deliveries.length, 20);
+      // HEAP_HOT_UPDATED: the row's next version is in the same page, and no index moved.
+      const { rows } = await sql<{ hot: string }>`
+      select count(*) filter (where (t_infomask2 & 16384) <> 0) as hot
+      from heap_page_items(get_raw_page('webhook_deliveries', 0))`.execute(store.db);
+      assert.equal(Number(rows[0]!.hot), 20, 'every claimed row of the first page');
+    });
+  },
+);

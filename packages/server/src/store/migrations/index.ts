@@ -8,6 +8,7 @@ import * as coveringDueIndexes from './006-covering-due-indexes.ts';
 import * as leaseOutsideDueIndex from './007-lease-outside-due-index.ts';
 import * as sandboxNetworkFromRecipients from './008-sandbox-network-from-recipients.ts';
 import * as submissionsOnRecipients from './009-submissions-on-recipients.ts';
+import * as roomForHeapOnlyClaims from './010-room-for-heap-only-claims.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '007-lease-outside-due-index': leaseOutsideDueIndex,
   '008-sandbox-network-from-recipients': sandboxNetworkFromRecipients,
   '009-submissions-on-recipients': submissionsOnRecipients,
+  '010-room-for-heap-only-claims': roomForHeapOnlyClaims,
 };
 
 /** Kysely's migration provider over the list above. */
