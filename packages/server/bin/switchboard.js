@@ -14,8 +14,9 @@ import { join } from 'node:path';
  * the 24 GiB benchmark machine the young generation of each thread grew to 64–128 MB
  * under load and old-space garbage piled up to several times the live data before a
  * collection (peak resident 420–560 MB). Measured with every role under the POST load:
- * - `--max-semi-space-size=2`: a young generation of at most 4 MB per thread (8 MB
- *   semi-spaces: 213 MB resident, 2 MB: 193 MB, for ~2 % fewer requests/s);
+ * - `--max-semi-space-size=2` (4 on PostgreSQL, see semiSpaceMb): a young generation of
+ *   at most 4 MB per thread (8 MB semi-spaces: 213 MB resident, 2 MB: 193 MB, for ~2 %
+ *   fewer requests/s);
  * - `--no-allocation-site-pretenuring`: request objects are not born in the old space
  *   once V8 has seen some of them survive (it had, and the old space grew ~5 MB/s
  *   between collections);
@@ -33,12 +34,26 @@ import { join } from 'node:path';
  *   first webhooks; the deliveries/s stayed within the runs' spread.
  */
 const SERVER_V8_FLAGS = [
-  '--max-semi-space-size=2',
+  `--max-semi-space-size=${semiSpaceMb()}`,
   '--no-allocation-site-pretenuring',
   '--heap-growing-percent=25',
   '--no-concurrent-recompilation',
   '--liftoff-only',
 ];
+
+/**
+ * The semi-space size, in MB. On PostgreSQL the store thread allocates for the driver
+ * (each query's messages, each answer's rows), and with 2 MB semi-spaces it spent a
+ * fifth of its time scavenging under the POST load (35 % of its busy time, in a CPU
+ * profile). Whole bench runs on PostgreSQL: with 4 MB, POST 6.4 k requests/s at 135 µs
+ * of CPU each, p99 22.2–26.2 ms per round, peak 182 MB; with 8 MB, 5.8 k (the machine
+ * slower), p99 20.8–34.4 ms, peak 192 MB; with 2 MB, 5.6–5.9 k at 143–161 µs, p99
+ * 22.7–45.4 ms, peak 171 MB (docs/benchmarks.md). SQLite's server keeps 2 MB: its page
+ * caches leave less room under the RSS target, and 8 MB had cost ~20 MB of its peak.
+ */
+function semiSpaceMb() {
+  return process.env.DATABASE_URL ? 4 : 2;
+}
 
 /**
  * The environment `serve` is started with, under the user's own. glibc gives each

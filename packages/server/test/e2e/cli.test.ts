@@ -516,4 +516,19 @@ describe('the switchboard command', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  if (ENGINES.includes('postgres')) {
+    test('serve on PostgreSQL gives its threads 4 MB semi-spaces: the driver allocates for every query', async () => {
+      const database = await createTestDatabase('postgres');
+      try {
+        const server = await startServe(database.env);
+        const command = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
+        assert.ok(command.includes('--max-semi-space-size=4'), command.join(' '));
+        assert.ok(!command.includes('--max-semi-space-size=2'), command.join(' '));
+        assert.deepEqual(await server.stop(), { code: 0, signal: null });
+      } finally {
+        await database.drop();
+      }
+    });
+  }
 });
