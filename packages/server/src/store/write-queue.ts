@@ -582,9 +582,8 @@ export class WriteQueue {
     for (const [i, item] of batch.entries()) {
       if (failed) break;
       const outcome = outcomes[i]!;
-      let sent = noop;
-      const sentAll = new Promise<void>((resolve) => (sent = resolve));
-      const end = item.unit(txFor(outcome, () => sent())).then(
+      const { promise: sentAll, resolve: sent } = Promise.withResolvers<void>();
+      const end = item.unit(txFor(outcome, sent)).then(
         (value) => {
           outcome.value = value;
         },

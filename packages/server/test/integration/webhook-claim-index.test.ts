@@ -10,20 +10,32 @@ import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engin
 const DUE_INDEX = 'webhook_deliveries_due_endpoint';
 const SETTLED = 2000;
 
-describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }, () => {
+/**
+ * A store on a new PostgreSQL database with pageinspect (bt_page_items, heap_page_items:
+ * what a page holds, with the flags scans and updates set), for the enclosing describe.
+ */
+function inspectableStore(): { store: Store } {
   let database: TestDatabase;
-  let store: Store;
+  const opened = {} as { store: Store };
   before(async () => {
     database = await createTestDatabase('postgres');
-    store = await openStore(database.options);
-    // bt_page_items: an index page's entries, with the flag a scan sets on a dead one.
-    await sql`create extension if not exists pageinspect`.execute(store.db);
-    // VACUUM would remove the dead entries itself; autovacuum must not come by mid-test.
-    await sql`alter table webhook_deliveries set (autovacuum_enabled = false)`.execute(store.db);
+    opened.store = await openStore(database.options);
+    await sql`create extension if not exists pageinspect`.execute(opened.store.db);
   });
   after(async () => {
-    await store.close();
+    await opened.store.close();
     await database.drop();
+  });
+  return opened;
+}
+
+describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }, () => {
+  const opened = inspectableStore();
+  let store: Store;
+  before(async () => {
+    store = opened.store;
+    // VACUUM would remove the dead entries itself; autovacuum must not come by mid-test.
+    await sql`alter table webhook_deliveries set (autovacuum_enabled = false)`.execute(store.db);
   });
 
   /** Entries of the due index marked dead (LP_DEAD), which later scans skip. */
@@ -72,16 +84,10 @@ describe(
   'webhook deliveries on PostgreSQL: room for claims',
   { skip: !ENGINES.includes('postgres') },
   () => {
-    let database: TestDatabase;
+    const opened = inspectableStore();
     let store: Store;
-    before(async () => {
-      database = await createTestDatabase('postgres');
-      store = await openStore(database.options);
-      await sql`create extension if not exists pageinspect`.execute(store.db);
-    });
-    after(async () => {
-      await store.close();
-      await database.drop();
+    before(() => {
+      store = opened.store;
     });
 
     test("a claim's update of rows inserted in a burst is heap-only: their pages have room for it", async () => {

@@ -98,14 +98,11 @@ export async function storeOneToOneUnlessOptedOut(
     if (!row) throw new Error(`No conversation ${message.conversation_id} to store a send in.`);
     return { optedOut: Boolean((row as { opted_out: unknown }).opted_out) };
   }
-  const optedOut = await optedOutAmong(db, message.account_id, message.mode, [recipient.phone]);
-  if (optedOut.size > 0) {
-    sent?.();
-    return { optedOut: true };
-  }
-  await storeOutboundMessage(db, message, [recipient]);
+  const optedOut =
+    (await optedOutAmong(db, message.account_id, message.mode, [recipient.phone])).size > 0;
+  if (!optedOut) await storeOutboundMessage(db, message, [recipient]);
   sent?.();
-  return { optedOut: false };
+  return { optedOut };
 }
 
 /**
