@@ -1,7 +1,8 @@
 // `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000] [-- --rounds 3]`
 // Starts the real service from a fresh data directory, loads it from wrk (a separate
 // process), measures the reference (reference-server.ts, reference-webhook-loop.ts) in the
-// same run, and prints a table with the ratios. Each load runs `--rounds` times, and the two
+// same run, and on SQLite the floor (floor-server.ts: Switchboard's own writes for a send in
+// the reference's bare server), and prints a table with the ratios. Each load runs `--rounds` times, and the two
 // compared with a reference take turns with it: the ratio is the median of each round's, as a
 // machine whose speed drifts by a fifth within a minute (docs/benchmarks.md) moves both sides
 // of a round alike. Writes bench-results/<run>.json and an SVG chart of the latency
@@ -19,6 +20,7 @@ import {
   peakRssMb,
   resetPeakRss,
   runCli,
+  startFloor,
   startReceiver,
   startReference,
   startService,
@@ -201,6 +203,10 @@ try {
   const refDir = join(place.dataDir, 'reference');
   mkdirSync(refDir);
   const reference = await startReference(refDir, place.databaseUrl);
+  // The floor (floor-server.ts): Switchboard's own writes for a send in the reference's shape.
+  const floorDir = join(place.dataDir, 'floor');
+  mkdirSync(floorDir);
+  const floor = values.postgres ? null : await startFloor(floorDir);
 
   const account = await runCli(['accounts', 'create', '--name', 'Bench'], env);
   const key = (await runCli(['keys', 'create', '--account', account.id, '--mode', 'test'], env))
@@ -232,13 +238,15 @@ try {
   log(`GET /v1/messages/{id} on 10 k messages, ${ROUNDS} × ${SECONDS} s`);
   const gets10k = await gets(service.url, service.pid, key, ids10k);
   const refPosts: LoadResult[] = [];
+  const floorPosts: LoadResult[] = [];
   const sbPosts: LoadResult[] = [];
   const drains: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     log(
-      `round ${round}/${ROUNDS}: POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s, to the reference (durable group commit), then to Switchboard`,
+      `round ${round}/${ROUNDS}: POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s, to the reference (durable group commit),${floor ? ' the floor,' : ''} then to Switchboard`,
     );
     refPosts.push(await post(reference.url, reference.pid, '', '+15005550100', round > 1));
+    if (floor) floorPosts.push(await post(floor.url, floor.pid, '', '+15005550100', round > 1));
     const sbPost = await post(service.url, service.pid, key, scope.from, round > 1);
     sbPosts.push(sbPost);
     if (sbPost.firstFailure) log(`first failed answer: ${sbPost.firstFailure}`);
@@ -251,6 +259,7 @@ try {
     log(`backlog delivered ${fmt(drains.at(-1)!, ' s', 1)} after the load`);
   }
   await reference.stop();
+  await floor?.stop();
 
   // Peak RSS per phase: each phase's peak starts from the resident set it found.
   const rssByPhaseMb: Record<string, number> = {};
@@ -346,7 +355,7 @@ try {
   await stopService(service);
 
   // Every round of every load, for the report and the JSON alike.
-  const loads = { refPosts, sbPosts, gets10k, gets1m, fanOuts, refLoops };
+  const loads = { refPosts, floorPosts, sbPosts, gets10k, gets1m, fanOuts, refLoops };
   const measured = {
     connections: CONNECTIONS,
     messages: MESSAGES,

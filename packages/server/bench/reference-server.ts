@@ -1,12 +1,13 @@
 // The bench's reference: the least a durable send can cost in Node. A bare node:http server
-// that parses the JSON body and, with group commit, inserts one message row and one outbox
-// row per request, answering 201 only after the commit (synchronous=FULL on SQLite, a
-// synchronous commit on PostgreSQL). No framework, no auth, no validation beyond shape.
+// (lib/bare-send-server.ts) that parses the JSON body and, with group commit, inserts one
+// message row and one outbox row per request, answering 201 only after the commit
+// (synchronous=FULL on SQLite, a synchronous commit on PostgreSQL). No framework, no auth,
+// no validation beyond shape.
 //   node reference-server.ts PORT DATA_DIR [postgres://…]
-import { createServer, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
+import { serveBareSends } from './lib/bare-send-server.ts';
 
 const [port = '0', dataDir = '.', databaseUrl] = process.argv.slice(2);
 const SCHEMA = [
@@ -19,10 +20,6 @@ interface Row {
   to: string;
   body: string;
   createdAt: number;
-}
-interface Pending {
-  res: ServerResponse;
-  row: Row;
 }
 
 let seq = 0;
@@ -67,54 +64,13 @@ async function openCommitter(): Promise<(rows: Row[]) => Promise<void>> {
   };
 }
 
-const commit = await openCommitter();
-let pending: Pending[] = [];
-let running = false;
-
-// Group commit: everything parsed in one event-loop turn (and while a commit runs) shares it.
-async function flush(): Promise<void> {
-  if (running || pending.length === 0) return;
-  running = true;
-  const batch = pending;
-  pending = [];
-  try {
-    await commit(batch.map((p) => p.row));
-    for (const { res, row } of batch) {
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: row.id, from: row.from, to: row.to, status: 'queued' }));
-    }
-  } catch (error) {
-    for (const { res } of batch) res.writeHead(500).end(String(error));
-  }
-  running = false;
-  if (pending.length > 0) setImmediate(flush);
-}
-
-const server = createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (chunk: Buffer) => chunks.push(chunk));
-  req.on('end', () => {
-    let input: { from?: unknown; to?: unknown; body?: unknown };
-    try {
-      input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof input;
-    } catch {
-      return res.writeHead(400).end();
-    }
-    if (typeof input.from !== 'string' || typeof input.to !== 'string') {
-      return res.writeHead(422).end();
-    }
+serveBareSends(Number(port), {
+  accept(input) {
+    if (typeof input.from !== 'string' || typeof input.to !== 'string') return 422;
     const now = Date.now();
     const body = typeof input.body === 'string' ? input.body : '';
-    const row = { id: newId('msg', now), from: input.from, to: input.to, body, createdAt: now };
-    pending.push({ res, row });
-    if (pending.length === 1) setImmediate(flush);
-  });
+    return { id: newId('msg', now), from: input.from, to: input.to, body, createdAt: now };
+  },
+  commit: await openCommitter(),
+  present: (row) => ({ id: row.id, from: row.from, to: row.to, status: 'queued' }),
 });
-server.keepAliveTimeout = 60_000;
-server.listen(Number(port), '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(
-    `${JSON.stringify({ port: typeof address === 'object' && address?.port })}\n`,
-  );
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -153,6 +153,12 @@ export async function startReference(
   );
 }
 
+/** Starts the floor server (floor-server.ts, SQLite only) on a free port. */
+export async function startFloor(dataDir: string): Promise<Running> {
+  const port = await freePort();
+  return startScript('floor-server.ts', [String(port), dataDir], false);
+}
+
 /** The webhook receiver (receiver.ts) and its IPC. */
 export interface Receiver extends Running {
   stats(reset?: boolean): Promise<ReceiverStats>;

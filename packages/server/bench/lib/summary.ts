@@ -11,6 +11,11 @@ export interface Measurements {
   /** The POST loads of the rounds, the reference's and Switchboard's taking turns. */
   refPosts: LoadResult[];
   sbPosts: LoadResult[];
+  /**
+   * The floor's POST loads (floor-server.ts), one per round between the reference's and
+   * Switchboard's; none on PostgreSQL.
+   */
+  floorPosts?: LoadResult[];
   /** The GET loads of the rounds, on 10 k stored messages and on `messages`. */
   gets10k: LoadResult[];
   gets1m: LoadResult[];
@@ -127,12 +132,29 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
       ...(ref ? { reference: fmt(ref.cpuUsPerRequest, ' µs') } : {}),
     },
   ];
+  const floorPosts = m.floorPosts ?? [];
+  const floorRows: Row[] =
+    floorPosts.length === 0
+      ? []
+      : [
+          ...loadRows(
+            "POST, the floor (Switchboard's writes, bare server)",
+            mergeRounds(floorPosts),
+            refPost,
+            median(ratios(floorPosts, m.refPosts)),
+          ),
+          {
+            name: 'POST: Switchboard to its floor, each round',
+            value: ratios(m.sbPosts, floorPosts).map(percent).join(', '),
+          },
+        ];
   const rows: Row[] = [
     ...loadRows(`POST /v1/messages (${CONNECTIONS} conn.)`, sbPost, refPost, postRatio),
     {
       name: 'POST /v1/messages: each round, ratio / p99',
       value: m.sbPosts.map((r, i) => `${percent(postRatios[i]!)} / ${ms(r.p99)}`).join(', '),
     },
+    ...floorRows,
     ...loadRows('GET /v1/messages/{id}, 10 k stored', get10k),
     ...loadRows(`GET /v1/messages/{id}, ${stored} stored`, get1m),
     {

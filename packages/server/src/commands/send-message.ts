@@ -16,7 +16,7 @@ import {
   upsertParticipants,
   type ConversationRow,
 } from '../store/repos/conversations.ts';
-import type { RecipientRow } from '../store/repos/messages.ts';
+import type { MessageRow, RecipientRow } from '../store/repos/messages.ts';
 import { optedOutAmong } from '../store/repos/opt-outs.ts';
 import {
   storeOneToOneUnlessOptedOut,
@@ -147,6 +147,65 @@ async function continueConversation(
   return { conversation, recipients };
 }
 
+/** What a new outbound message stores, as `outboundRows` builds it. */
+export interface OutboundFields {
+  id: string;
+  now: number;
+  actor: Actor;
+  conversationId: string;
+  from: string;
+  /** Its recipients (one, or a group's active participants). */
+  recipients: string[];
+  isGroup: boolean;
+  body: string;
+  mediaUrls: string[];
+  segments: number;
+  senderName: string | null;
+}
+
+/**
+ * The rows of a new outbound message: the message, queued, and one recipient per number,
+ * each a carrier submission due now (the dispatcher takes it from there).
+ */
+export function outboundRows(f: OutboundFields): {
+  row: MessageRow;
+  recipientRows: RecipientRow[];
+} {
+  const recipientRows: RecipientRow[] = f.recipients.toSorted().map((phone) => ({
+    message_id: f.id,
+    phone,
+    status: 'queued',
+    failure_reason: null,
+    carrier_ref: null,
+    updated_at: f.now,
+    run_at: f.now,
+    attempts: 0,
+    last_error: null,
+  }));
+  const row: MessageRow = {
+    id: f.id,
+    account_id: f.actor.accountId,
+    mode: f.actor.mode,
+    conversation_id: f.conversationId,
+    direction: 'outbound',
+    from_phone: f.from,
+    to_json: JSON.stringify(f.isGroup ? f.recipients : f.recipients[0]),
+    is_group: f.isGroup ? 1 : 0,
+    body: f.body,
+    media_json: JSON.stringify(
+      f.mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) })),
+    ),
+    segments: f.segments,
+    status: 'queued',
+    failure_reason: null,
+    sender_name: f.senderName,
+    contact_id: null,
+    created_at: f.now,
+    updated_at: f.now,
+  };
+  return { row, recipientRows };
+}
+
 /**
  * Accepts an outbound SMS or MMS: validates it against every rule of spec 4.1,
  * resolves (or opens) its conversation, drops opted-out group participants,
@@ -205,40 +264,19 @@ export async function sendMessage(
     }
   }
 
-  const id = newId('msg', now);
-  const recipientRows: RecipientRow[] = recipients.toSorted().map((phone) => ({
-    message_id: id,
-    phone,
-    status: 'queued',
-    failure_reason: null,
-    carrier_ref: null,
-    updated_at: now,
-    // Each recipient is a submission due now (the dispatcher takes it from here).
-    run_at: now,
-    attempts: 0,
-    last_error: null,
-  }));
-  const row = {
-    id,
-    account_id: actor.accountId,
-    mode: actor.mode,
-    conversation_id: conversation.id,
-    direction: 'outbound' as const,
-    from_phone: input.from,
-    to_json: JSON.stringify(isGroup ? recipients : recipients[0]),
-    is_group: isGroup ? 1 : 0,
+  const { row, recipientRows } = outboundRows({
+    id: newId('msg', now),
+    now,
+    actor,
+    conversationId: conversation.id,
+    from: input.from,
+    recipients,
+    isGroup,
     body: input.body ?? '',
-    media_json: JSON.stringify(
-      mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) })),
-    ),
+    mediaUrls,
     segments,
-    status: 'queued' as const,
-    failure_reason: null,
-    sender_name: input.senderName?.trim() || null,
-    contact_id: null,
-    created_at: now,
-    updated_at: now,
-  };
+    senderName: input.senderName?.trim() || null,
+  });
   if (checkAsStored) {
     // Not a group: one recipient (checkRecipients, or a direct thread's one participant).
     const { optedOut } = await storeOneToOneUnlessOptedOut(

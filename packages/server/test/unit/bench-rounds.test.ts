@@ -107,4 +107,28 @@ describe('bench rounds', () => {
     });
     assert.equal(target(slow, 'GET p99').met, false);
   });
+
+  test('the floor is reported against the reference it took turns with, and Switchboard against the floor', () => {
+    const m = measurements({
+      refPosts: [load(30_000, 5), load(20_000, 5), load(30_000, 5)],
+      floorPosts: [load(15_000, 10), load(12_000, 10), load(13_500, 10)],
+      sbPosts: [load(10_000, 20), load(6000, 20), load(9000, 20)],
+    });
+    const rows = summarize(m).rows;
+    const floor = rows.find((r) => r.name.startsWith('POST, the floor') && r.ratio)!;
+    // Round ratios 50 %, 60 %, 45 %: the median round, not the medians of each side (13.5 k/30 k).
+    assert.equal(floor.ratio, '50 %');
+    const toFloor = rows.find((r) => r.name.startsWith('POST: Switchboard to its floor'))!;
+    assert.equal(toFloor.value, '67 %, 50 %, 67 %');
+    // The floor informs; the target stays Switchboard's own ratio to the reference.
+    assert.equal(target(m, 'POST ≥ 70 %').measured, '30 %');
+  });
+
+  test('a run without the floor (PostgreSQL) reports no floor rows', () => {
+    const rows = summarize(measurements({})).rows;
+    assert.equal(
+      rows.some((r) => r.name.includes('floor')),
+      false,
+    );
+  });
 });
