@@ -1,11 +1,11 @@
 // `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000] [-- --rounds 3]`
 // Starts the real service from a fresh data directory, loads it from wrk (a separate
 // process), measures the reference (reference-server.ts, reference-webhook-loop.ts) in the
-// same run, and on SQLite the floor (floor-server.ts: Switchboard's own writes for a send in
-// the reference's bare server), and prints a table with the ratios. Each load runs `--rounds` times, and the two
-// compared with a reference take turns with it: the ratio is the median of each round's, as a
-// machine whose speed drifts by a fifth within a minute (docs/benchmarks.md) moves both sides
-// of a round alike. Writes bench-results/<run>.json and an SVG chart of the latency
+// same run, and the floor (floor-server.ts: Switchboard's own writes for a send in the
+// reference's bare server), and prints a table with the ratios. Each load runs `--rounds`
+// times, and the loads compared with a reference take turns with it: the ratio is the median
+// of each round's, as a machine whose speed drifts by a fifth within a minute
+// (docs/benchmarks.md) moves both sides of a round alike. Writes bench-results/<run>.json and an SVG chart of the latency
 // distributions. Talks to 127.0.0.1 only; bounded to a few minutes.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,10 +53,15 @@ if (!haveWrk()) {
   process.exit(2);
 }
 
-/** Where this run stores data: a temporary directory, and a new PostgreSQL database with --postgres. */
+/**
+ * Where this run stores data: a temporary directory, and with --postgres a new PostgreSQL
+ * database for the service and the reference, and another for the floor (its schema is the
+ * service's).
+ */
 async function storage(): Promise<{
   dataDir: string;
   databaseUrl: string | null;
+  floorDatabaseUrl: string | null;
   drop(): Promise<void>;
 }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-bench-'));
@@ -64,24 +69,32 @@ async function storage(): Promise<{
     return {
       dataDir,
       databaseUrl: null,
+      floorDatabaseUrl: null,
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   const admin = process.env.SWITCHBOARD_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const name = `sb_bench_${randomBase62(10).toLowerCase()}`;
+  const names = [name, `${name}_floor`];
   const adminQuery = async (text: string) => {
     const client = new pg.Client({ connectionString: admin });
     await client.connect();
     await client.query(text).finally(() => client.end());
   };
-  await adminQuery(`CREATE DATABASE ${name}`);
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
+  const urlOf = (database: string) => {
+    const url = new URL(admin);
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+  for (const database of names) await adminQuery(`CREATE DATABASE ${database}`);
   return {
     dataDir,
-    databaseUrl: url.toString(),
+    databaseUrl: urlOf(names[0]!),
+    floorDatabaseUrl: urlOf(names[1]!),
     drop: async () => {
       rmSync(dataDir, { recursive: true, force: true });
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      for (const database of names) {
+        await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      }
     },
   };
 }
@@ -206,7 +219,7 @@ try {
   // The floor (floor-server.ts): Switchboard's own writes for a send in the reference's shape.
   const floorDir = join(place.dataDir, 'floor');
   mkdirSync(floorDir);
-  const floor = values.postgres ? null : await startFloor(floorDir);
+  const floor = await startFloor(floorDir, place.floorDatabaseUrl);
 
   const account = await runCli(['accounts', 'create', '--name', 'Bench'], env);
   const key = (await runCli(['keys', 'create', '--account', account.id, '--mode', 'test'], env))
@@ -243,10 +256,10 @@ try {
   const drains: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     log(
-      `round ${round}/${ROUNDS}: POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s, to the reference (durable group commit),${floor ? ' the floor,' : ''} then to Switchboard`,
+      `round ${round}/${ROUNDS}: POST /v1/messages, ${CONNECTIONS} connections, ${SECONDS} s, to the reference (durable group commit), the floor, then to Switchboard`,
     );
     refPosts.push(await post(reference.url, reference.pid, '', '+15005550100', round > 1));
-    if (floor) floorPosts.push(await post(floor.url, floor.pid, '', '+15005550100', round > 1));
+    floorPosts.push(await post(floor.url, floor.pid, '', '+15005550100', round > 1));
     const sbPost = await post(service.url, service.pid, key, scope.from, round > 1);
     sbPosts.push(sbPost);
     if (sbPost.firstFailure) log(`first failed answer: ${sbPost.firstFailure}`);
@@ -259,7 +272,7 @@ try {
     log(`backlog delivered ${fmt(drains.at(-1)!, ' s', 1)} after the load`);
   }
   await reference.stop();
-  await floor?.stop();
+  await floor.stop();
 
   // Peak RSS per phase: each phase's peak starts from the resident set it found.
   const rssByPhaseMb: Record<string, number> = {};

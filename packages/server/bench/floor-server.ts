@@ -1,15 +1,21 @@
 // The bench's floor: what Switchboard's own writes for a send cost with nothing around them.
-// The reference server's shape (lib/bare-send-server.ts: bare node:http, one thread, group
-// commit with synchronous=FULL, 201 after the commit), but each request is stored as a
-// one-to-one send is: Switchboard's schema (its migrations), its rows (outboundRows) and store
-// functions for the send (the opt-out check, the message, its recipient, the conversation
-// moved up the inbox) and the API key read once per batch, in a conversation found in memory
-// as the server's memo does. No framework, authentication, validation, second thread, events
-// nor carrier. Where the floor itself is far below the reference, the rest of the service
-// cannot close the gap (docs/benchmarks.md, "The floor"). SQLite only.
-//   node floor-server.ts PORT DATA_DIR
+// The reference server's shape (lib/bare-send-server.ts: bare node:http, one thread, 201
+// after a durable group commit), but each request is stored as a one-to-one send is:
+// Switchboard's schema (its migrations), its rows (outboundRows) and store functions for the
+// send (the opt-out check, the message, its recipient, the conversation moved up the inbox)
+// and the API key read once per batch, in a conversation found in memory as the server's
+// memo does. No framework, authentication, validation, second thread, events nor carrier.
+// Where the floor itself is far below the reference, the rest of the service cannot close
+// the gap (docs/benchmarks.md, "The floor").
+//
+// SQLite: one connection committing with synchronous=FULL on the event loop, as the
+// reference's. PostgreSQL: Switchboard's own write queue on its request lane, which
+// pipelines a batch's statements and its commit (a bare client would wait a round trip
+// for each statement, and measure that instead).
+//   node floor-server.ts PORT DATA_DIR [postgres://…]
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { Kysely } from 'kysely';
 import { outboundRows } from '../src/commands/send-message.ts';
 import { newId } from '../src/lib/ids.ts';
 import { sha256Hex } from '../src/lib/secrets.ts';
@@ -21,52 +27,112 @@ import type { MessageRow, RecipientRow } from '../src/store/repos/messages.ts';
 import { storeOneToOneUnlessOptedOut } from '../src/store/repos/outbound-messages.ts';
 import type { DB } from '../src/store/schema.ts';
 import { openStore } from '../src/store/store.ts';
+import type { WriteTx } from '../src/store/write-queue.ts';
 import { serveBareSends } from './lib/bare-send-server.ts';
 
-const [port = '0', dataDir = '.'] = process.argv.slice(2);
+const [port = '0', dataDir = '.', databaseUrl] = process.argv.slice(2);
 const ACTOR = { accountId: 'acc_floor', mode: 'test' } as const;
 /** The number the bench's POST load sends from to the reference and to the floor. */
 const FROM = '+15005550100';
 /** post.lua's recipients: +1415556XXXX, 1000 of them. */
 const PEERS = 1000;
-
-// The schema as the service has it, then one connection as the reference has one.
-await (await openStore({ dataDir, databaseUrl: null, durability: 'full' })).close();
-const connection = new DatabaseSync(join(dataDir, 'switchboard.db'));
-connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
-const db = sqliteKysely<DB>(connection);
 const keyHash = sha256Hex('sb_test_floor');
-
-/** Each recipient's conversation, opened before the load as the service's first sends would. */
-const conversations = new Map<string, string>();
-connection.exec('BEGIN IMMEDIATE');
-for (let i = 0; i < PEERS; i++) {
-  const peer = `+1415556${String(i).padStart(4, '0')}`;
-  const now = Date.now();
-  const id = newId('cnv', now);
-  await insertConversationIfAbsent(db, {
-    id,
-    account_id: ACTOR.accountId,
-    mode: ACTOR.mode,
-    kind: 'direct',
-    account_phone: FROM,
-    peer_phone: peer,
-    created_at: now,
-    last_message_at: now,
-    unread_count: 0,
-  });
-  conversations.set(peer, id);
-}
-connection.exec('COMMIT');
 
 interface Send {
   message: MessageRow;
   recipient: RecipientRow;
 }
 
+/** Opens each recipient's conversation, before the load, as the service's first sends would. */
+async function openConversations(db: Kysely<DB>): Promise<Map<string, string>> {
+  const conversations = new Map<string, string>();
+  for (let i = 0; i < PEERS; i++) {
+    const peer = `+1415556${String(i).padStart(4, '0')}`;
+    const now = Date.now();
+    const id = newId('cnv', now);
+    await insertConversationIfAbsent(db, {
+      id,
+      account_id: ACTOR.accountId,
+      mode: ACTOR.mode,
+      kind: 'direct',
+      account_phone: FROM,
+      peer_phone: peer,
+      created_at: now,
+      last_message_at: now,
+      unread_count: 0,
+    });
+    conversations.set(peer, id);
+  }
+  return conversations;
+}
+
+/** Where the floor stores: how its conversations are opened and a batch is committed. */
+interface FloorStorage {
+  conversations: Map<string, string>;
+  commit(batch: Send[]): Promise<void>;
+  /** The storage groups sends itself (see BareSendServer.groupsItself). */
+  groupsItself: boolean;
+}
+
+/** SQLite: the schema as the service has it, then one connection as the reference has one. */
+async function sqliteFloor(): Promise<FloorStorage> {
+  await (await openStore({ dataDir, databaseUrl: null, durability: 'full' })).close();
+  const connection = new DatabaseSync(join(dataDir, 'switchboard.db'));
+  connection.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
+  const db = sqliteKysely<DB>(connection);
+  connection.exec('BEGIN IMMEDIATE');
+  const conversations = await openConversations(db);
+  connection.exec('COMMIT');
+  return {
+    conversations,
+    groupsItself: false,
+    async commit(batch) {
+      connection.exec('BEGIN IMMEDIATE');
+      try {
+        await findApiKeyByHash(db, keyHash);
+        for (const { message, recipient } of batch) {
+          await storeOneToOneUnlessOptedOut(db, message, recipient);
+        }
+        connection.exec('COMMIT');
+      } catch (error) {
+        if (connection.isTransaction) connection.exec('ROLLBACK');
+        throw error;
+      }
+    },
+  };
+}
+
+/** The fact a batch's units share: the key was looked up (as confirmApiKey shares it). */
+const KEY_LOOKUP = 'floor:key';
+
+/** PostgreSQL: Switchboard's store, each send a unit of its request lane's write queue. */
+async function postgresFloor(url: string): Promise<FloorStorage> {
+  const store = await openStore({ dataDir, databaseUrl: url });
+  const conversations = await store.write((tx) => openConversations(tx.db));
+  const storeSend = async (tx: WriteTx, { message, recipient }: Send) => {
+    let key = tx.shared.get(KEY_LOOKUP) as Promise<unknown> | undefined;
+    if (!key) tx.shared.set(KEY_LOOKUP, (key = findApiKeyByHash(tx.db, keyHash)));
+    // Sent alongside the key's lookup, as runConfirmed sends a command's statements.
+    await Promise.all([
+      key,
+      storeOneToOneUnlessOptedOut(tx.db, message, recipient, () => tx.sentAll()),
+    ]);
+  };
+  return {
+    conversations,
+    groupsItself: true,
+    commit: async (sends) => {
+      await Promise.all(sends.map((send) => store.write((tx) => storeSend(tx, send))));
+    },
+  };
+}
+
+const storage = databaseUrl ? await postgresFloor(databaseUrl) : await sqliteFloor();
+
 serveBareSends<Send>(Number(port), {
   accept(input) {
-    const conversationId = typeof input.to === 'string' ? conversations.get(input.to) : undefined;
+    const conversationId =
+      typeof input.to === 'string' ? storage.conversations.get(input.to) : undefined;
     if (input.from !== FROM || typeof input.body !== 'string' || !conversationId) return 422;
     const now = Date.now();
     // The rows of a one-to-one send, as sendMessage builds them.
@@ -85,18 +151,7 @@ serveBareSends<Send>(Number(port), {
     });
     return { message: row, recipient: recipientRows[0]! };
   },
-  async commit(batch) {
-    connection.exec('BEGIN IMMEDIATE');
-    try {
-      await findApiKeyByHash(db, keyHash);
-      for (const { message, recipient } of batch) {
-        await storeOneToOneUnlessOptedOut(db, message, recipient);
-      }
-      connection.exec('COMMIT');
-    } catch (error) {
-      if (connection.isTransaction) connection.exec('ROLLBACK');
-      throw error;
-    }
-  },
+  commit: storage.commit,
+  groupsItself: storage.groupsItself,
   present: ({ message, recipient }) => presentMessage(message, [recipient]),
 });

@@ -16,6 +16,11 @@ export interface BareSendServer<Row> {
   accept(input: SendInput): Row | number;
   /** Stores a batch of sends durably; answered only once it resolves. */
   commit(rows: Row[]): Promise<void>;
+  /**
+   * Whether `commit` groups sends itself (a store's write queue): it is then called
+   * with each send as it is accepted, any number at once, instead of with a batch.
+   */
+  groupsItself?: boolean;
   /** The answer's body for a stored send. */
   present(row: Row): unknown;
 }
@@ -30,11 +35,8 @@ export function serveBareSends<Row>(port: number, server: BareSendServer<Row>): 
   let pending: Pending<Row>[] = [];
   let running = false;
 
-  async function flush(): Promise<void> {
-    if (running || pending.length === 0) return;
-    running = true;
-    const batch = pending;
-    pending = [];
+  /** Commits sends and answers each: 201 once committed. */
+  async function answer(batch: Pending<Row>[]): Promise<void> {
     try {
       await server.commit(batch.map((p) => p.row));
       for (const { res, row } of batch) {
@@ -44,6 +46,14 @@ export function serveBareSends<Row>(port: number, server: BareSendServer<Row>): 
     } catch (error) {
       for (const { res } of batch) res.writeHead(500).end(String(error));
     }
+  }
+
+  async function flush(): Promise<void> {
+    if (running || pending.length === 0) return;
+    running = true;
+    const batch = pending;
+    pending = [];
+    await answer(batch);
     running = false;
     if (pending.length > 0) setImmediate(flush);
   }
@@ -60,6 +70,7 @@ export function serveBareSends<Row>(port: number, server: BareSendServer<Row>): 
       }
       const row = server.accept(input);
       if (typeof row === 'number') return res.writeHead(row).end();
+      if (server.groupsItself) return void answer([{ res, row }]);
       pending.push({ res, row });
       if (pending.length === 1) setImmediate(flush);
     });

@@ -153,10 +153,14 @@ export async function startReference(
   );
 }
 
-/** Starts the floor server (floor-server.ts, SQLite only) on a free port. */
-export async function startFloor(dataDir: string): Promise<Running> {
+/** Starts the floor server (floor-server.ts) on a free port, with a database of its own. */
+export async function startFloor(dataDir: string, databaseUrl: string | null): Promise<Running> {
   const port = await freePort();
-  return startScript('floor-server.ts', [String(port), dataDir], false);
+  return startScript(
+    'floor-server.ts',
+    [String(port), dataDir, ...(databaseUrl ? [databaseUrl] : [])],
+    false,
+  );
 }
 
 /** The webhook receiver (receiver.ts) and its IPC. */

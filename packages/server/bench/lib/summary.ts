@@ -13,7 +13,7 @@ export interface Measurements {
   sbPosts: LoadResult[];
   /**
    * The floor's POST loads (floor-server.ts), one per round between the reference's and
-   * Switchboard's; none on PostgreSQL.
+   * Switchboard's; none in results written before the floor was measured.
    */
   floorPosts?: LoadResult[];
   /** The GET loads of the rounds, on 10 k stored messages and on `messages`. */
