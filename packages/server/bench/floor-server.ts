@@ -15,56 +15,19 @@
 //   node floor-server.ts PORT DATA_DIR [postgres://…]
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { Kysely } from 'kysely';
-import { outboundRows } from '../src/commands/send-message.ts';
-import { newId } from '../src/lib/ids.ts';
 import { sha256Hex } from '../src/lib/secrets.ts';
 import { presentMessage } from '../src/presenters/message.ts';
 import { sqliteKysely } from '../src/store/dialects/sqlite.ts';
 import { findApiKeyByHash } from '../src/store/repos/api-keys.ts';
-import { insertConversationIfAbsent } from '../src/store/repos/conversations.ts';
-import type { MessageRow, RecipientRow } from '../src/store/repos/messages.ts';
 import { storeOneToOneUnlessOptedOut } from '../src/store/repos/outbound-messages.ts';
 import type { DB } from '../src/store/schema.ts';
 import { openStore } from '../src/store/store.ts';
 import type { WriteTx } from '../src/store/write-queue.ts';
 import { serveBareSends } from './lib/bare-send-server.ts';
+import { FROM, openConversations, sendRows, type Send } from './lib/one-to-one-sends.ts';
 
 const [port = '0', dataDir = '.', databaseUrl] = process.argv.slice(2);
-const ACTOR = { accountId: 'acc_floor', mode: 'test' } as const;
-/** The number the bench's POST load sends from to the reference and to the floor. */
-const FROM = '+15005550100';
-/** post.lua's recipients: +1415556XXXX, 1000 of them. */
-const PEERS = 1000;
 const keyHash = sha256Hex('sb_test_floor');
-
-interface Send {
-  message: MessageRow;
-  recipient: RecipientRow;
-}
-
-/** Opens each recipient's conversation, before the load, as the service's first sends would. */
-async function openConversations(db: Kysely<DB>): Promise<Map<string, string>> {
-  const conversations = new Map<string, string>();
-  for (let i = 0; i < PEERS; i++) {
-    const peer = `+1415556${String(i).padStart(4, '0')}`;
-    const now = Date.now();
-    const id = newId('cnv', now);
-    await insertConversationIfAbsent(db, {
-      id,
-      account_id: ACTOR.accountId,
-      mode: ACTOR.mode,
-      kind: 'direct',
-      account_phone: FROM,
-      peer_phone: peer,
-      created_at: now,
-      last_message_at: now,
-      unread_count: 0,
-    });
-    conversations.set(peer, id);
-  }
-  return conversations;
-}
 
 /** Where the floor stores: how its conversations are opened and a batch is committed. */
 interface FloorStorage {
@@ -134,22 +97,7 @@ serveBareSends<Send>(Number(port), {
     const conversationId =
       typeof input.to === 'string' ? storage.conversations.get(input.to) : undefined;
     if (input.from !== FROM || typeof input.body !== 'string' || !conversationId) return 422;
-    const now = Date.now();
-    // The rows of a one-to-one send, as sendMessage builds them.
-    const { row, recipientRows } = outboundRows({
-      id: newId('msg', now),
-      now,
-      actor: ACTOR,
-      conversationId,
-      from: FROM,
-      recipients: [input.to as string],
-      isGroup: false,
-      body: input.body,
-      mediaUrls: [],
-      segments: 1,
-      senderName: null,
-    });
-    return { message: row, recipient: recipientRows[0]! };
+    return sendRows(conversationId, input.to as string, input.body);
   },
   commit: storage.commit,
   groupsItself: storage.groupsItself,
