@@ -221,6 +221,9 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
   const series: Series[] = [
     { name: 'POST, Switchboard', percentiles: sbPost.percentiles },
     { name: 'POST, reference', percentiles: refPost.percentiles },
+    ...(floorPosts.length > 0
+      ? [{ name: 'POST, the floor', percentiles: mergeRounds(floorPosts).percentiles }]
+      : []),
     { name: 'GET, 10 k stored', percentiles: get10k.percentiles },
     { name: `GET, ${stored} stored`, percentiles: get1m.percentiles },
     { name: 'POST → delivered webhook', percentiles: webhookPs },

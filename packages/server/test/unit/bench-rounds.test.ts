@@ -122,12 +122,19 @@ describe('bench rounds', () => {
     assert.equal(toFloor.value, '67 %, 50 %, 67 %');
     // The floor informs; the target stays Switchboard's own ratio to the reference.
     assert.equal(target(m, 'POST ≥ 70 %').measured, '30 %');
+    // The chart draws the floor's round with the median p99, as it does every load's.
+    const chart = summarize(m).series.find((s) => s.name === 'POST, the floor')!;
+    assert.deepEqual(chart.percentiles, load(13_500, 10).percentiles);
   });
 
-  test('a run without the floor (PostgreSQL) reports no floor rows', () => {
-    const rows = summarize(measurements({})).rows;
+  test('results without the floor (written before it was measured) report no floor', () => {
+    const { rows, series } = summarize(measurements({}));
     assert.equal(
       rows.some((r) => r.name.includes('floor')),
+      false,
+    );
+    assert.equal(
+      series.some((s) => s.name.includes('floor')),
       false,
     );
   });
