@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
-import { SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
+import { NOTIFY_QUERY, SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
 import { pendingDelivery, recordEvents } from '../../src/commands/record-event.ts';
 import {
   applySettlements,
@@ -130,7 +130,7 @@ if (ENGINES.includes('postgres')) {
       assert.equal(queries.length, 4, queries.join(' | '));
       assert.equal(queries[0], 'begin');
       assert.match(queries[1]!, /^insert into lane_rows/);
-      assert.match(queries[2]!, new RegExp(`^select pg_notify\\('${SIGNAL_CHANNEL}', .*\\);$`));
+      assert.equal(queries[2], NOTIFY_QUERY.text);
       assert.equal(queries[3], 'commit');
       assert.equal(roundTrips, 2);
     });
@@ -168,8 +168,10 @@ if (ENGINES.includes('postgres')) {
         });
         for (let i = 0; i < 100 && heard.length === 0; i++) await sleep(10);
         assert.equal(heard.length, 1);
-        const { s } = JSON.parse(heard[0]!) as { s: [string, { text: string }][] };
-        assert.deepEqual(s, [['lane.test', { text: tricky }]]);
+        // The sender's origin, a space, then the signals.
+        const [origin, ...rest] = heard[0]!.split(' ');
+        assert.match(origin!, /^[0-9a-f-]{36}$/);
+        assert.deepEqual(JSON.parse(rest.join(' ')), [['lane.test', { text: tricky }]]);
       } finally {
         await listener.end();
       }

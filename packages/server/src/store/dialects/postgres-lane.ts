@@ -4,7 +4,7 @@ import type { DB } from '../schema.ts';
 import { registerDirectRunner } from '../compiled.ts';
 import { TransactionAborted, type Signal, type TransactionRunner } from '../write-queue.ts';
 import { prepareFixedShapes, types } from './postgres.ts';
-import { notifyStatements } from './postgres-signal-relay.ts';
+import { NOTIFY_QUERY, notifyPayloads } from './postgres-signal-relay.ts';
 
 /** How long opening a lane's connection may take before the transaction fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -138,9 +138,13 @@ export function postgresLane(connectionString: string, origin: string): Postgres
     // The NOTIFYs go as a query of their own ahead of it, so that the commit runs even
     // where they fail (the transaction had failed already): it then ends the
     // transaction as a ROLLBACK, and the next batch begins on a clean connection.
-    const notify = notifyStatements(origin, signals);
+    const payloads = notifyPayloads(origin, signals);
     let notifyError: { code?: unknown } | null = null;
-    if (notify) client.query(notify).catch((error: { code?: unknown }) => (notifyError = error));
+    if (payloads.length > 0) {
+      client
+        .query({ ...NOTIFY_QUERY, values: [payloads] })
+        .catch((error: { code?: unknown }) => (notifyError = error));
+    }
     const committed = client.query('commit').then((ended: pg.QueryResult) => {
       if (ended.command !== 'ROLLBACK') return;
       // A NOTIFY that failed on its own (the notification queue full) is the batch's error:

@@ -9,36 +9,46 @@ export const SIGNAL_CHANNEL = 'switchboard_signals';
 const MAX_PAYLOAD_BYTES = 7500;
 
 /**
- * The statements that send a committed batch's signals to every other process
- * (PostgreSQL NOTIFY, run inside the transaction, so only a commit is heard),
- * packed into as few notifications as the size limit allows: SQL text with its
- * values as literals, each statement ending in `;`, to go in one query with the
- * COMMIT (dialects/postgres-lane.ts), or '' when there is nothing to send. A single
- * signal too large for one notification is not relayed: clients of other instances
- * pick it up when they next refetch, and workers on their next poll.
+ * A committed batch's signals as the payloads of its notifications to every other
+ * process (PostgreSQL NOTIFY, sent inside the transaction, so only a commit is heard),
+ * packed into as few as the size limit allows: each is the sender's origin, a space,
+ * and a JSON array of `[topic, payload]` entries, so a listener tells its own
+ * notifications by their first characters without parsing them. A single signal too
+ * large for one notification is not relayed: clients of other instances pick it up when
+ * they next refetch, and workers on their next poll.
  */
-export function notifyStatements(origin: string, signals: Signal[]): string {
-  let statements = '';
-  let chunk: [string, unknown][] = [];
+export function notifyPayloads(origin: string, signals: Signal[]): string[] {
+  const payloads: string[] = [];
+  let entries: string[] = [];
   let size = 0;
   const send = () => {
-    if (chunk.length === 0) return;
-    const message = JSON.stringify({ o: origin, s: chunk });
-    statements += `select pg_notify('${SIGNAL_CHANNEL}', ${pg.escapeLiteral(message)});`;
-    chunk = [];
+    if (entries.length === 0) return;
+    payloads.push(`${origin} [${entries.join(',')}]`);
+    entries = [];
     size = 0;
   };
   for (const { topic, payload } of signals) {
-    const entry: [string, unknown] = [topic, payload];
-    const bytes = Buffer.byteLength(JSON.stringify(entry)) + 1;
+    const entry = JSON.stringify([topic, payload]);
+    // Room is left for the origin (a UUID), the brackets and the commas.
+    const bytes = Buffer.byteLength(entry) + 1;
     if (bytes > MAX_PAYLOAD_BYTES - 64) continue;
     if (size + bytes > MAX_PAYLOAD_BYTES - 64) send();
-    chunk.push(entry);
+    entries.push(entry);
     size += bytes;
   }
   send();
-  return statements;
+  return payloads;
 }
+
+/**
+ * Sends payloads on SIGNAL_CHANNEL, in their order, as one statement whatever their
+ * number, prepared once per connection. They are a parameter, not SQL literals that
+ * would be escaped character by character here and read back by the server.
+ */
+export const NOTIFY_QUERY = {
+  name: 'sb_notify',
+  text: `select pg_notify('${SIGNAL_CHANNEL}', payload) from unnest($1::text[]) as payload`,
+};
 
 /** A process's identity on the signal channel, so it ignores its own notifications. */
 export function newOrigin(): string {
@@ -74,11 +84,12 @@ export function listenForSignals(
       }
     };
     next.on('notification', (notification) => {
-      if (!notification.payload) return;
+      const message = notification.payload;
+      // Its own commits' signals were emitted here already.
+      if (!message || message.startsWith(origin)) return;
       try {
-        const { o, s } = JSON.parse(notification.payload) as { o: string; s: [string, unknown][] };
-        if (o === origin) return;
-        for (const [topic, payload] of s) emit(topic, payload);
+        const entries = JSON.parse(message.slice(message.indexOf(' ') + 1)) as [string, unknown][];
+        for (const [topic, payload] of entries) emit(topic, payload);
       } catch (error) {
         onError(error);
       }
