@@ -5,8 +5,9 @@
 // reference's bare server), and prints a table with the ratios. Each load runs `--rounds`
 // times, and the loads compared with a reference take turns with it: the ratio is the median
 // of each round's, as a machine whose speed drifts by a fifth within a minute
-// (docs/benchmarks.md) moves both sides of a round alike. Writes bench-results/<run>.json and an SVG chart of the latency
-// distributions. Talks to 127.0.0.1 only; bounded to a few minutes.
+// (docs/benchmarks.md) moves both sides of a round alike. Writes bench-results/<run>.json
+// and an SVG chart of the latency distributions. Talks to 127.0.0.1 only; bounded to a few
+// minutes.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';

@@ -15,7 +15,7 @@
 //   node floor-server.ts PORT DATA_DIR [postgres://…]
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { sha256Hex } from '../src/lib/secrets.ts';
+import { confirmApiKey } from '../src/commands/authenticate-api-key.ts';
 import { presentMessage } from '../src/presenters/message.ts';
 import { sqliteKysely } from '../src/store/dialects/sqlite.ts';
 import { findApiKeyByHash } from '../src/store/repos/api-keys.ts';
@@ -24,10 +24,9 @@ import type { DB } from '../src/store/schema.ts';
 import { openStore } from '../src/store/store.ts';
 import type { WriteTx } from '../src/store/write-queue.ts';
 import { serveBareSends } from './lib/bare-send-server.ts';
-import { FROM, openConversations, sendRows, type Send } from './lib/one-to-one-sends.ts';
+import { FROM, KEY_HASH, openConversations, sendRows, type Send } from './lib/one-to-one-sends.ts';
 
 const [port = '0', dataDir = '.', databaseUrl] = process.argv.slice(2);
-const keyHash = sha256Hex('sb_test_floor');
 
 /** Where the floor stores: how its conversations are opened and a batch is committed. */
 interface FloorStorage {
@@ -52,7 +51,7 @@ async function sqliteFloor(): Promise<FloorStorage> {
     async commit(batch) {
       connection.exec('BEGIN IMMEDIATE');
       try {
-        await findApiKeyByHash(db, keyHash);
+        await findApiKeyByHash(db, KEY_HASH);
         for (const { message, recipient } of batch) {
           await storeOneToOneUnlessOptedOut(db, message, recipient);
         }
@@ -65,19 +64,15 @@ async function sqliteFloor(): Promise<FloorStorage> {
   };
 }
 
-/** The fact a batch's units share: the key was looked up (as confirmApiKey shares it). */
-const KEY_LOOKUP = 'floor:key';
-
 /** PostgreSQL: Switchboard's store, each send a unit of its request lane's write queue. */
 async function postgresFloor(url: string): Promise<FloorStorage> {
   const store = await openStore({ dataDir, databaseUrl: url });
   const conversations = await store.write((tx) => openConversations(tx.db));
+  // The key is confirmed as a command's is (once per batch), its lookup sent alongside the
+  // send's statement as runConfirmed sends them.
   const storeSend = async (tx: WriteTx, { message, recipient }: Send) => {
-    let key = tx.shared.get(KEY_LOOKUP) as Promise<unknown> | undefined;
-    if (!key) tx.shared.set(KEY_LOOKUP, (key = findApiKeyByHash(tx.db, keyHash)));
-    // Sent alongside the key's lookup, as runConfirmed sends a command's statements.
     await Promise.all([
-      key,
+      confirmApiKey(tx, KEY_HASH),
       storeOneToOneUnlessOptedOut(tx.db, message, recipient, () => tx.sentAll()),
     ]);
   };

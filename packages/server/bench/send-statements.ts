@@ -19,7 +19,8 @@ import { optedOutAmong } from '../src/store/repos/opt-outs.ts';
 import { storeOneToOneUnlessOptedOut } from '../src/store/repos/outbound-messages.ts';
 import type { DB } from '../src/store/schema.ts';
 import { openStore } from '../src/store/store.ts';
-import { FROM, openConversations, peer, sendRows } from './lib/one-to-one-sends.ts';
+import { FROM, KEY_HASH, openConversations, peer, sendRows } from './lib/one-to-one-sends.ts';
+import { median } from './lib/summary.ts';
 import { openSqliteReference, referenceId } from './lib/reference-store.ts';
 
 const { values } = parseArgs({
@@ -36,7 +37,13 @@ const ROUNDS = Number(values.rounds);
 /** A variant: prepares a fresh database in `dir`, then stores batches of sends there. */
 interface Variant {
   name: string;
-  open(dir: string): Promise<{ batch(first: number, count: number): Promise<void> }>;
+  open(dir: string): Promise<Batches>;
+}
+
+/** Stores sends `first` to `first + count - 1` in one transaction on `connection`. */
+interface Batches {
+  connection: DatabaseSync;
+  batch(first: number, count: number): Promise<void>;
 }
 
 /** The service's schema with the conversations of the load, on one writing connection. */
@@ -59,15 +66,25 @@ function batches(
   connection: DatabaseSync,
   db: Kysely<DB>,
   send: (i: number) => Promise<void> | void,
-) {
+): Batches {
   return {
+    connection,
     async batch(first: number, count: number) {
       connection.exec('BEGIN IMMEDIATE');
-      await findApiKeyByHash(db, 'no such key');
+      await findApiKeyByHash(db, KEY_HASH);
       for (let i = first; i < first + count; i++) await send(i);
       connection.exec('COMMIT');
     },
   };
+}
+
+/** Sends stored as the floor stores them, on the schema with or without the thread index. */
+async function floorSends(dir: string, dropThreadIndex: boolean): Promise<Batches> {
+  const { connection, db, rowsOf } = await serviceDatabase(dir, dropThreadIndex);
+  return batches(connection, db, async (i) => {
+    const { message, recipient } = rowsOf(i);
+    await storeOneToOneUnlessOptedOut(db, message, recipient);
+  });
 }
 
 const variants: Variant[] = [
@@ -76,6 +93,7 @@ const variants: Variant[] = [
     async open(dir) {
       const reference = openSqliteReference(join(dir, 'reference.db'), 'NORMAL');
       return {
+        connection: reference.db,
         async batch(first, count) {
           const now = Date.now();
           reference.store(
@@ -93,23 +111,11 @@ const variants: Variant[] = [
   },
   {
     name: 'a send, as the floor stores it',
-    async open(dir) {
-      const { connection, db, rowsOf } = await serviceDatabase(dir);
-      return batches(connection, db, async (i) => {
-        const { message, recipient } = rowsOf(i);
-        await storeOneToOneUnlessOptedOut(db, message, recipient);
-      });
-    },
+    open: (dir) => floorSends(dir, false),
   },
   {
     name: '… without the thread index (messages_conversation)',
-    async open(dir) {
-      const { connection, db, rowsOf } = await serviceDatabase(dir, true);
-      return batches(connection, db, async (i) => {
-        const { message, recipient } = rowsOf(i);
-        await storeOneToOneUnlessOptedOut(db, message, recipient);
-      });
-    },
+    open: (dir) => floorSends(dir, true),
   },
   {
     name: '… without moving the conversation up the inbox',
@@ -147,9 +153,10 @@ const variants: Variant[] = [
       );
       type Bindable = string | number | null;
       return {
+        connection,
         async batch(first, count) {
           connection.exec('BEGIN IMMEDIATE');
-          key.all('no such key');
+          key.all(KEY_HASH);
           for (let i = first; i < first + count; i++) {
             const send = rowsOf(i);
             optOut.all(send.message.account_id, send.message.mode, send.recipient.phone);
@@ -176,13 +183,13 @@ for (let round = 1; round <= ROUNDS; round++) {
       }
       const us = Number(process.hrtime.bigint() - started) / 1000 / SENDS;
       results.get(variant.name)!.push(us);
+      run.connection.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
 }
 
-const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 process.stdout.write(
   `\n${SENDS} sends in batches of ${BATCH}, ${ROUNDS} rounds (median, and each round)\n\n` +
     '| stored per send | µs per send | rounds |\n|---|---:|---|\n',

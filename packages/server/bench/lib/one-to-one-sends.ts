@@ -4,15 +4,20 @@
 import type { Kysely } from 'kysely';
 import { outboundRows } from '../../src/commands/send-message.ts';
 import { newId } from '../../src/lib/ids.ts';
+import { sha256Hex } from '../../src/lib/secrets.ts';
+import { insertAccount } from '../../src/store/repos/accounts.ts';
+import { insertApiKey } from '../../src/store/repos/api-keys.ts';
 import { insertConversationIfAbsent } from '../../src/store/repos/conversations.ts';
 import type { MessageRow, RecipientRow } from '../../src/store/repos/messages.ts';
 import type { DB } from '../../src/store/schema.ts';
 
-export const ACTOR = { accountId: 'acc_floor', mode: 'test' } as const;
+const ACTOR = { accountId: 'acc_floor', mode: 'test' } as const;
+/** The hash of the account's API key, which each batch looks up as the service's do. */
+export const KEY_HASH = sha256Hex('sb_test_floor');
 /** The number the bench's POST load sends from to the reference and to the floor. */
 export const FROM = '+15005550100';
 /** post.lua's recipients: +1415556XXXX, 1000 of them. */
-export const PEERS = 1000;
+const PEERS = 1000;
 export const peer = (i: number): string => `+1415556${String(i % PEERS).padStart(4, '0')}`;
 
 /** A one-to-one send's rows. */
@@ -22,10 +27,27 @@ export interface Send {
 }
 
 /**
- * Opens each recipient's conversation, as the service's first sends to them would;
- * returns their ids by recipient.
+ * Creates the sending account with its API key, and opens each recipient's conversation,
+ * as the service's first sends to them would; returns their ids by recipient.
  */
 export async function openConversations(db: Kysely<DB>): Promise<Map<string, string>> {
+  const created = Date.now();
+  await insertAccount(db, {
+    id: ACTOR.accountId,
+    name: 'Floor',
+    help_reply: null,
+    created_at: created,
+  });
+  await insertApiKey(db, {
+    id: 'key_floor',
+    account_id: ACTOR.accountId,
+    mode: ACTOR.mode,
+    key_hash: KEY_HASH,
+    last4: 'loor',
+    created_at: created,
+    last_used_at: null,
+    revoked_at: null,
+  });
   const conversations = new Map<string, string>();
   for (let i = 0; i < PEERS; i++) {
     const now = Date.now();

@@ -22,8 +22,9 @@ export const referenceId = (prefix: string, now: number): string =>
   `${prefix}_${now.toString(36).padStart(9, '0')}${(seq++).toString(36).padStart(8, '0')}`;
 
 /**
- * Opens the reference's SQLite file in WAL mode and returns how a batch is stored: one
- * transaction, two inserts per send. `synchronous` FULL fsyncs the log in every COMMIT.
+ * Opens the reference's SQLite file in WAL mode and returns its connection and how a batch
+ * is stored: one transaction, two inserts per send. `synchronous` FULL fsyncs the log in
+ * every COMMIT.
  */
 export function openSqliteReference(
   path: string,

@@ -11,12 +11,16 @@ for (const engine of ENGINES) {
   describe(`the bench floor [${engine}]`, () => {
     let database: TestDatabase;
     let floor: Running;
+    /** A store of the same storage, opened once the floor has migrated it, for reading. */
+    let store: Store;
 
     before(async () => {
       database = await createTestDatabase(engine);
       floor = await startFloor(database.options.dataDir, database.options.databaseUrl);
+      store = await openStore(database.options);
     });
     after(async () => {
+      await store.close();
       await floor.stop();
       await database.drop();
     });
@@ -28,27 +32,15 @@ for (const engine of ENGINES) {
         body: JSON.stringify(body),
       });
 
-    /** The floor's rows of a message, read after its 201 by a store of the same storage. */
-    async function storedSend(id: string) {
-      const store: Store = await openStore(database.options);
-      try {
-        return await store.db
-          .selectFrom('messages as m')
-          .innerJoin('message_recipients as r', 'r.message_id', 'm.id')
-          .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
-          .select([
-            'm.body',
-            'm.status',
-            'r.phone',
-            'r.run_at',
-            'c.peer_phone',
-            'c.last_message_at',
-          ])
-          .where('m.id', '=', id)
-          .executeTakeFirst();
-      } finally {
-        await store.close();
-      }
+    /** The floor's rows of a message, read after its 201. */
+    function storedSend(id: string) {
+      return store.db
+        .selectFrom('messages as m')
+        .innerJoin('message_recipients as r', 'r.message_id', 'm.id')
+        .innerJoin('conversations as c', 'c.id', 'm.conversation_id')
+        .select(['m.body', 'm.status', 'r.phone', 'r.run_at', 'c.peer_phone', 'c.last_message_at'])
+        .where('m.id', '=', id)
+        .executeTakeFirst();
     }
 
     test('a send is answered 201 after its message, recipient and conversation are committed', async () => {
