@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { Socket } from 'node:net';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
@@ -133,6 +134,43 @@ if (ENGINES.includes('postgres')) {
       assert.equal(queries[2], NOTIFY_QUERY.text);
       assert.equal(queries[3], 'commit');
       assert.equal(roundTrips, 2);
+    });
+
+    test("a batch's statements leave its connection in one write, its notifications and commit in one more", async () => {
+      // Every write a socket to the server makes while the batch runs: one system call each.
+      const port = Number(new URL(database.options.databaseUrl!).port || 5432);
+      let writes = 0;
+      const proto = Socket.prototype as unknown as Record<
+        '_write' | '_writev',
+        (this: Socket, ...args: unknown[]) => unknown
+      >;
+      const originals = { _write: proto._write, _writev: proto._writev };
+      for (const name of ['_write', '_writev'] as const) {
+        proto[name] = function (this: Socket, ...args: unknown[]) {
+          if (this.remotePort === port) writes++;
+          return originals[name].apply(this, args);
+        };
+      }
+      try {
+        const queries = await queriesDuring(() =>
+          Promise.all(
+            Array.from({ length: 8 }, (_, i) =>
+              store.write(async (tx) => {
+                const inserted = insert(tx, `one-write-${i}`);
+                // The next unit need not wait for this one's answer (WriteTx.sentAll).
+                tx.sentAll();
+                await inserted;
+                tx.publish('lane.test', { i });
+              }),
+            ),
+          ),
+        );
+        // begin, eight inserts, the notifications and the commit: one write each, before.
+        assert.equal(queries.length, 11, queries.join(' | '));
+      } finally {
+        Object.assign(proto, originals);
+      }
+      assert.equal(writes, 2);
     });
 
     test('a batch that need not wait for the disk says so as it begins, in the same query', async () => {
