@@ -21,14 +21,6 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** What `recordEvent` publishes on the store's `event` signal after commit. */
-export interface RecordedEvent {
-  id: string;
-  accountId: string;
-  mode: Actor['mode'];
-  type: EventType;
-}
-
 /**
  * Writes an event to the outbox in the caller's transaction, so the change and
  * its event commit together or not at all; returns the `evt_` id.
@@ -51,8 +43,6 @@ export async function recordEvent(
     endpoint_id: null,
   });
   await fanOut(tx, endpoints, id, type, now);
-  const recorded: RecordedEvent = { id, accountId: actor.accountId, mode: actor.mode, type };
-  tx.publish('event', recorded);
   return id;
 }
 
@@ -95,15 +85,6 @@ export async function recordEvents(tx: WriteTx, planned: readonly PlannedEvent[]
   if (deliveries.length > 0) {
     await insertDeliveries(tx.db, deliveries);
     tx.publish('webhook.pending', null);
-  }
-  for (const [i, event] of rows.entries()) {
-    const recorded: RecordedEvent = {
-      id: event.id,
-      accountId: event.account_id,
-      mode: event.mode,
-      type: planned[i]!.type,
-    };
-    tx.publish('event', recorded);
   }
 }
 

@@ -29,6 +29,20 @@ describe('signal payloads', () => {
     assert.deepEqual(payloads, [`${origin} [["a",{"n":1}],["b",{"n":2}]]`]);
   });
 
+  test('a signal equal to the last of its topic in the batch is left out; one that says something again after another is kept', () => {
+    const payloads = notifyPayloads(origin, [
+      { topic: 'outbound.queued', payload: { mode: 'test' } },
+      { topic: 'message.created', payload: { id: 'msg_1' } },
+      { topic: 'outbound.queued', payload: { mode: 'test' } },
+      { topic: 'message.created', payload: { id: 'msg_2' } },
+      { topic: 'outbound.queued', payload: { mode: 'live' } },
+      { topic: 'outbound.queued', payload: { mode: 'test' } },
+    ]);
+    assert.deepEqual(payloads, [
+      `${origin} [["outbound.queued",{"mode":"test"}],["message.created",{"id":"msg_1"}],["message.created",{"id":"msg_2"}],["outbound.queued",{"mode":"live"}],["outbound.queued",{"mode":"test"}]]`,
+    ]);
+  });
+
   test('signals beyond one notification’s size go on in the next, in order; each stays under 8000 bytes', () => {
     const signals = Array.from({ length: 40 }, (_, i) => ({
       topic: 'message.created',
