@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { randomBase62 } from '../src/lib/ids.ts';
 import { openStore, type Store } from '../src/store/store.ts';
-import { api, drainRate, pushLatency, signIn, webhookLatency } from './lib/probes.ts';
+import { api, drainRate, pushLatency, signIn, webhookLatency, type Probed } from './lib/probes.ts';
 import {
   peakRssMb,
   resetPeakRss,
@@ -198,6 +198,13 @@ async function referenceLoop(receiverUrl: string): Promise<{ perSecond: number; 
   return JSON.parse(loopOut) as { perSecond: number; errors: number };
 }
 
+/** A probe's percentiles for the JSON, its warm-up's apart. */
+const probeResult = (probed: Probed) => ({
+  percentiles: percentilesOf(probed.latencies),
+  missing: probed.missing,
+  warmUp: { percentiles: percentilesOf(probed.warmUp.latencies), missing: probed.warmUp.missing },
+});
+
 /** The service's error-level log lines (it logs at warn), kept so a run with errors says why. */
 const serviceErrors: string[] = [];
 async function stopService(running: Running): Promise<void> {
@@ -288,7 +295,7 @@ try {
     url: `${receiver.url}/latency`,
     events: ['message.delivered'],
   });
-  log('POST → message.delivered webhook, 200/s');
+  log('POST → message.delivered webhook, 200/s, after 2 s of warm-up');
   const toWebhook = await webhookLatency({
     url: service.url,
     key,
@@ -296,13 +303,14 @@ try {
     receiver,
     count: 1000,
     perSecond: 200,
+    warmUpSeconds: WARM_UP,
   });
   endPhase('webhookProbe', service.pid);
   // A password hash is memory-hard on purpose (scrypt, 32 MiB for ~50 ms): once per
   // session, not per request, so its peak is reported apart from the loads'.
   const cookie = await signIn({ url: service.url, ...login });
   endPhase('signIn', service.pid);
-  log('POST → inbox WebSocket push, 100/s');
+  log('POST → inbox WebSocket push, 100/s, after 2 s of warm-up');
   const toPush = await pushLatency({
     url: service.url,
     key,
@@ -310,6 +318,7 @@ try {
     cookie,
     count: 500,
     perSecond: 100,
+    warmUpSeconds: WARM_UP,
   });
 
   for (let i = 0; i < FANOUT_ENDPOINTS; i++) {
@@ -392,8 +401,8 @@ try {
   Object.assign(results, {
     rounds: ROUNDS,
     ...loads,
-    toWebhook: { percentiles: percentilesOf(toWebhook.latencies), missing: toWebhook.missing },
-    toPush: { percentiles: percentilesOf(toPush.latencies), missing: toPush.missing },
+    toWebhook: probeResult(toWebhook),
+    toPush: probeResult(toPush),
     rssMb: rss,
     rssByPhaseMb,
     drainSeconds: drains,

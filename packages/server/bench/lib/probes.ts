@@ -46,28 +46,60 @@ async function until(done: () => boolean, timeoutMs: number): Promise<void> {
   while (!done() && now() < deadline) await sleep(50);
 }
 
+/** Latencies of a probe's sends, and how many never arrived. */
+export interface Timed {
+  latencies: number[];
+  missing: number;
+}
+
+/** What a probe reports: its measured sends, and apart, those of its warm-up. */
+export interface Probed extends Timed {
+  /** The sends of the first `warmUpSeconds`, at the same rate: not what the target judges. */
+  warmUp: Timed;
+}
+
+/** The options every probe takes. */
+interface ProbeOptions {
+  url: string;
+  key: string;
+  from: string;
+  count: number;
+  perSecond: number;
+  /**
+   * Seconds of the same sends first, timed and reported apart. The loads start each
+   * server with a warm-up; the probes' paths (a delivery's webhook, a push) run for
+   * the first time here, and their first seconds measure V8 compiling them.
+   */
+  warmUpSeconds?: number;
+}
+
 /**
  * Sends `count` messages at `perSecond` (recipient `to` + four digits, body `body` + a
- * number) and times each until `arrivedAt` has its id, waiting at most `timeoutMs`.
+ * number, from the `first`th on) and times each until `arrivedAt` has its id, waiting
+ * at most `timeoutMs`.
  */
-async function timeToArrival(
-  options: { url: string; key: string; from: string; count: number; perSecond: number },
+async function timeSends(
+  options: ProbeOptions,
   arrivedAt: Map<string, number>,
   probe: { to: string; body: string; timeoutMs: number },
-): Promise<{ latencies: number[]; missing: number }> {
+  count: number,
+  first: number,
+): Promise<Timed> {
   const sentAt = new Map<string, number>();
   const call = api(options.url, options.key);
   await paced(
-    options.count,
+    count,
     options.perSecond,
-    async (i) =>
-      (
+    async (n) => {
+      const i = first + n;
+      return (
         await call('POST', '/v1/messages', {
           from: options.from,
           to: `${probe.to}${String(i % 10_000).padStart(4, '0')}`,
           body: `${probe.body} ${i}`,
         })
-      ).id as string,
+      ).id as string;
+    },
     sentAt,
   );
   await until(() => [...sentAt.keys()].every((id) => arrivedAt.has(id)), probe.timeoutMs);
@@ -77,18 +109,24 @@ async function timeToArrival(
   return { latencies, missing: sentAt.size - latencies.length };
 }
 
+/** The warm-up's sends (see ProbeOptions.warmUpSeconds), then the measured ones. */
+async function timeToArrival(
+  options: ProbeOptions,
+  arrivedAt: Map<string, number>,
+  probe: { to: string; body: string; timeoutMs: number },
+): Promise<Probed> {
+  const warmUpCount = Math.round((options.warmUpSeconds ?? 0) * options.perSecond);
+  const warmUp = await timeSends(options, arrivedAt, probe, warmUpCount, 0);
+  return { ...(await timeSends(options, arrivedAt, probe, options.count, warmUpCount)), warmUp };
+}
+
 /**
  * POST → `message.delivered` webhook: with a zero sandbox delay and one endpoint
  * subscribed, the time from sending the request to the receiver reading the event.
  */
-export async function webhookLatency(options: {
-  url: string;
-  key: string;
-  from: string;
-  receiver: Receiver;
-  count: number;
-  perSecond: number;
-}): Promise<{ latencies: number[]; missing: number }> {
+export async function webhookLatency(
+  options: ProbeOptions & { receiver: Receiver },
+): Promise<Probed> {
   const arrived = new Map<string, number>();
   options.receiver.onDelivered((id, at) => arrived.set(id, at));
   return timeToArrival(options, arrived, {
@@ -121,14 +159,7 @@ export async function signIn(options: {
  * POST → inbox push: opens /app/ws with a session cookie (`signIn`), and times
  * each send until its `message.created` push arrives.
  */
-export async function pushLatency(options: {
-  url: string;
-  key: string;
-  from: string;
-  cookie: string;
-  count: number;
-  perSecond: number;
-}): Promise<{ latencies: number[]; missing: number }> {
+export async function pushLatency(options: ProbeOptions & { cookie: string }): Promise<Probed> {
   const { cookie } = options;
   const socket = new WebSocket(`${options.url.replace('http', 'ws')}/app/ws?mode=test`, {
     headers: { cookie },

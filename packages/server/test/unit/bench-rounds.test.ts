@@ -127,6 +127,36 @@ describe('bench rounds', () => {
     assert.deepEqual(chart.percentiles, load(13_500, 10).percentiles);
   });
 
+  test("a probe's warm-up is reported in a row of its own and not judged; a warm-up send that never arrived fails the target", () => {
+    const slowStart = measurements({
+      toWebhook: {
+        latencies: Array.from({ length: 100 }, (_, i) => 10 + i / 10),
+        missing: 0,
+        warmUp: { latencies: Array.from({ length: 100 }, () => 300), missing: 0 },
+      },
+    });
+    const { rows } = summarize(slowStart);
+    const row = (name: string) => rows.find((r) => r.name === name)?.value;
+    assert.equal(row('POST → message.delivered webhook p50 / p99'), '14.9 ms / 19.8 ms');
+    assert.equal(
+      row('POST → message.delivered webhook, its warm-up (not judged) p50 / p99'),
+      '300.0 ms / 300.0 ms',
+    );
+    assert.equal(target(slowStart, 'POST → delivered').met, true);
+    const lost = measurements({
+      toWebhook: { latencies: [5, 6, 7], missing: 0, warmUp: { latencies: [5], missing: 1 } },
+    });
+    assert.equal(target(lost, 'POST → delivered').met, false);
+    assert.equal(target(lost, 'POST → delivered').measured, '7.00 ms, 1 missing');
+  });
+
+  test('results without a warm-up (written before the probes had one) report none', () => {
+    assert.equal(
+      summarize(measurements({})).rows.some((r) => r.name.includes('warm-up')),
+      false,
+    );
+  });
+
   test('results without the floor (written before it was measured) report no floor', () => {
     const { rows, series } = summarize(measurements({}));
     assert.equal(
