@@ -29,7 +29,7 @@ describe('signal payloads', () => {
     assert.deepEqual(payloads, [`${origin} [["a",{"n":1}],["b",{"n":2}]]`]);
   });
 
-  test('a signal equal to the last of its topic in the batch is left out; one that says something again after another is kept', () => {
+  test('a wake-up equal to the last of its topic in the batch is left out; one after another of its topic is kept', () => {
     const payloads = notifyPayloads(origin, [
       { topic: 'outbound.queued', payload: { mode: 'test' } },
       { topic: 'message.created', payload: { id: 'msg_1' } },
@@ -40,6 +40,15 @@ describe('signal payloads', () => {
     ]);
     assert.deepEqual(payloads, [
       `${origin} [["outbound.queued",{"mode":"test"}],["message.created",{"id":"msg_1"}],["message.created",{"id":"msg_2"}],["outbound.queued",{"mode":"live"}],["outbound.queued",{"mode":"test"}]]`,
+    ]);
+  });
+
+  test('a signal that says how something is now is relayed every time: a thread read, made unread, and read again', () => {
+    const read = { topic: 'conversation.read', payload: { conversationId: 'cnv_1' } };
+    const inbound = { topic: 'message.created', payload: { id: 'msg_1', conversationId: 'cnv_1' } };
+    const payloads = notifyPayloads(origin, [read, inbound, read]);
+    assert.deepEqual(payloads, [
+      `${origin} ${JSON.stringify([read, inbound, read].map((s) => [s.topic, s.payload]))}`,
     ]);
   });
 

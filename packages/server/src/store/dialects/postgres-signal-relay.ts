@@ -9,14 +9,22 @@ export const SIGNAL_CHANNEL = 'switchboard_signals';
 const MAX_PAYLOAD_BYTES = 7500;
 
 /**
+ * Signals that only wake a worker: a listener does the same however many it hears. Every
+ * other signal says how something is now (a conversation read, a message's status), and
+ * a repeat of one after another signal says it again: `conversation.read`, an inbound
+ * `message.created` that makes the thread unread, then `conversation.read` once more.
+ */
+const WAKE_UPS = new Set(['outbound.queued', 'outbound.submitted', 'webhook.pending']);
+
+/**
  * A committed batch's signals as the payloads of its notifications to every other
  * process (PostgreSQL NOTIFY, sent inside the transaction, so only a commit is heard),
  * packed into as few as the size limit allows: each is the sender's origin, a space,
  * and a JSON array of `[topic, payload]` entries, so a listener tells its own
  * notifications by their first characters without parsing them. Within a batch, a
- * signal equal to the last of its topic is left out. A single signal too large for one
- * notification is not relayed: clients of other instances pick it up when they next
- * refetch, and workers on their next poll.
+ * wake-up (WAKE_UPS) equal to the last of its topic is left out. A single signal too
+ * large for one notification is not relayed: clients of other instances pick it up when
+ * they next refetch, and workers on their next poll.
  */
 export function notifyPayloads(origin: string, signals: Signal[]): string[] {
   const payloads: string[] = [];
@@ -28,15 +36,15 @@ export function notifyPayloads(origin: string, signals: Signal[]): string[] {
     entries = [];
     size = 0;
   };
-  // A signal says that something changed and how it is now: one equal to the last of its
-  // topic tells no listener more (a batch of sixteen sends woke the carrier's dispatcher
-  // sixteen times), so it is left out. Only the last: after another of the topic, it
-  // would say something again.
-  const lastOfTopic = new Map<string, string>();
+  // A wake-up equal to the last of its topic wakes no one more (a batch of sixteen sends
+  // woke the carrier's dispatcher sixteen times), so it is left out.
+  const lastWakeUp = new Map<string, string>();
   for (const { topic, payload } of signals) {
     const entry = JSON.stringify([topic, payload]);
-    if (lastOfTopic.get(topic) === entry) continue;
-    lastOfTopic.set(topic, entry);
+    if (WAKE_UPS.has(topic)) {
+      if (lastWakeUp.get(topic) === entry) continue;
+      lastWakeUp.set(topic, entry);
+    }
     // Room is left for the origin (a UUID), the brackets and the commas.
     const bytes = Buffer.byteLength(entry) + 1;
     if (bytes > MAX_PAYLOAD_BYTES - 64) continue;
