@@ -181,21 +181,23 @@ export function postgresLane(connectionString: string, origin: string): Postgres
  * one system call instead of one each. In pipeline mode pg writes each query as it is
  * given (corked only around that query's own messages), so a batch of sixteen sends
  * made about twenty writes, each a wake-up of the server's process, which shares the
- * machine's cores with this one. `process.nextTick` runs once the current microtasks
- * are done, before any I/O.
+ * machine's cores with this one. The lane's queries follow an `await`, so they run as
+ * promise continuations, and a `process.nextTick` queued from one runs once the
+ * continuations are done, before any I/O. The socket is read at each query: on an SSL
+ * connection pg replaces it with the TLS one once it has negotiated.
  */
 function writeTogether(client: pg.Client): void {
-  const { stream } = (client as unknown as { connection: { stream: Writable } }).connection;
+  const connection = (client as unknown as { connection: { stream: Writable } }).connection;
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  let corked = false;
+  let corked: Writable | null = null;
   const uncork = () => {
-    corked = false;
-    stream.uncork();
+    corked?.uncork();
+    corked = null;
   };
   (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
     if (!corked) {
-      corked = true;
-      stream.cork();
+      corked = connection.stream;
+      corked.cork();
       process.nextTick(uncork);
     }
     return query(...args);
