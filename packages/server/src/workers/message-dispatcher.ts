@@ -119,17 +119,24 @@ export class MessageDispatcher {
     // A lease lost in a crash is only taken again: no need to wait for the disk.
     // Submissions claimed per round.
     const batch = backgroundRound(this.#store.requestLoad());
-    const claimed = await this.#store.write(
-      (tx) => claimSubmissions(tx.db, this.#store.capabilities, now, batch, LEASE_MS),
+    // The round's messages are read in the claim's transaction, one read for the whole
+    // round (a query per row was most of the dispatcher's cost), by index (findMessagesByIds).
+    const { claimed, rows } = await this.#store.write(
+      async (tx) => {
+        const claimed = await claimSubmissions(
+          tx.db,
+          this.#store.capabilities,
+          now,
+          batch,
+          LEASE_MS,
+        );
+        const ids = [...new Set(claimed.map((r) => r.message_id))];
+        return { claimed, rows: await findMessagesByIds(tx.db, ids) };
+      },
       { durable: false },
     );
     if (claimed.length > 0) {
-      // One read for the whole round: a query per row was most of the dispatcher's cost.
-      const messages = new Map(
-        (
-          await findMessagesByIds(this.#store.db, [...new Set(claimed.map((r) => r.message_id))])
-        ).map((m) => [m.id, m]),
-      );
+      const messages = new Map(rows.map((m) => [m.id, m]));
       const byMode = (mode: Mode) =>
         claimed.filter((r) => (messages.get(r.message_id)?.mode ?? 'test') === mode);
       const settled: [ClaimedSubmission, Outcome][] = [];

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf } from '../capabilities.ts';
+import { indexedPlans } from '../index-plans.ts';
 import {
   compiled,
   compiledChanges,
@@ -159,10 +160,17 @@ export async function lockMessageById(db: Kysely<DB>, id: string): Promise<Messa
   return (await selectMessageForUpdate(db, id))[0];
 }
 
-/** Several messages by id alone, in no particular order (workers, for a whole batch at once). */
-export function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
+/**
+ * Several messages by id alone, in no particular order (workers, for a whole batch at
+ * once), in a transaction: on PostgreSQL by index for its rest (see indexedPlans).
+ */
+export async function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return [];
+  const [, rows] = await Promise.all([
+    indexedPlans(db),
+    db.selectFrom('messages').selectAll().where('id', 'in', ids).execute(),
+  ]);
+  return rows;
 }
 
 /** The recipients of a message in a stable order. */
@@ -203,8 +211,9 @@ const selectRecipientsWithMessages = compiled((db: Kysely<DB>, references: strin
  * hash-joined the recipients found with every message read from the table: it
  * takes the references of an array to match thousands of rows until the table
  * has been analyzed (which autovacuum does long after a burst), 12 ms for 50
- * receipts at 15,000 messages, and growing with the table. Arrays are planned for
- * each call (see ShapeOptions). The messages are locked (as lockMessageById) in id
+ * receipts at 15,000 messages, and growing with the table. Alone, each still read its
+ * whole table while it held no statistics; they run after indexedPlans. Arrays are
+ * planned for each call (see ShapeOptions). The messages are locked (as lockMessageById) in id
  * order, so two instances locking overlapping batches cannot deadlock.
  */
 const selectRecipientsByReference = compiled(
@@ -240,7 +249,11 @@ export async function findRecipientsLockingMessages(
   const found = new Map<string, { recipient: RecipientRow; message: MessageRow }>();
   if (carrierRefs.length === 0) return found;
   if (writesConcurrently(db)) {
-    const recipients = await selectRecipientsByReference(db, [...carrierRefs]);
+    // The settings first: they apply to the statements after them.
+    const [, recipients] = await Promise.all([
+      indexedPlans(db),
+      selectRecipientsByReference(db, [...carrierRefs]),
+    ]);
     if (recipients.length === 0) return found;
     const ids = [...new Set(recipients.map((r) => r.message_id))];
     const messages = new Map((await selectMessagesForUpdate(db, ids)).map((m) => [m.id, m]));
@@ -419,17 +432,20 @@ export async function moveRecipients(
 ): Promise<Set<string>> {
   const applied = new Set<string>();
   if (moves.length > 1 && engineOf(db) === 'postgres') {
-    const rows = await moveRecipientsAndMessages(
-      db,
-      moves.map((m) => m.messageId),
-      moves.map((m) => m.phone),
-      moves.map((m) => m.from),
-      moves.map((m) => m.status),
-      moves.map((m) => m.failureReason),
-      moves.map((m) => m.at),
-      moves.map((m) => m.message?.status ?? null),
-      moves.map((m) => m.message?.failureReason ?? null),
-    );
+    const [, rows] = await Promise.all([
+      indexedPlans(db),
+      moveRecipientsAndMessages(
+        db,
+        moves.map((m) => m.messageId),
+        moves.map((m) => m.phone),
+        moves.map((m) => m.from),
+        moves.map((m) => m.status),
+        moves.map((m) => m.failureReason),
+        moves.map((m) => m.at),
+        moves.map((m) => m.message?.status ?? null),
+        moves.map((m) => m.message?.failureReason ?? null),
+      ),
+    ]);
     for (const row of rows) applied.add(`${row.message_id} ${row.phone}`);
     return applied;
   }
@@ -470,13 +486,16 @@ export async function recordCarrierRefs(
   at: number,
 ): Promise<void> {
   if (refs.length > 1 && engineOf(db) === 'postgres') {
-    await setRecipientCarrierRefs(
-      db,
-      refs.map((r) => r.messageId),
-      refs.map((r) => r.phone),
-      refs.map((r) => r.carrierRef),
-      at,
-    );
+    await Promise.all([
+      indexedPlans(db),
+      setRecipientCarrierRefs(
+        db,
+        refs.map((r) => r.messageId),
+        refs.map((r) => r.phone),
+        refs.map((r) => r.carrierRef),
+        at,
+      ),
+    ]);
     return;
   }
   for (const { messageId, phone, carrierRef } of refs) {
