@@ -9,6 +9,7 @@ import * as leaseOutsideDueIndex from './007-lease-outside-due-index.ts';
 import * as sandboxNetworkFromRecipients from './008-sandbox-network-from-recipients.ts';
 import * as submissionsOnRecipients from './009-submissions-on-recipients.ts';
 import * as roomForHeapOnlyClaims from './010-room-for-heap-only-claims.ts';
+import * as directConversationKey from './011-direct-conversation-key.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '008-sandbox-network-from-recipients': sandboxNetworkFromRecipients,
   '009-submissions-on-recipients': submissionsOnRecipients,
   '010-room-for-heap-only-claims': roomForHeapOnlyClaims,
+  '011-direct-conversation-key': directConversationKey,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { compiled } from '../compiled.ts';
 import type { ConversationParticipantsTable, ConversationsTable, DB, Mode } from '../schema.ts';
 
@@ -21,16 +21,27 @@ export function findConversation(
     .executeTakeFirst();
 }
 
+/**
+ * A direct thread's key, as the index `conversations_direct_key` (migration 011) holds
+ * it: its numbers joined by a space, which none of them contains. Written out the same
+ * in the query as in the index, for SQLite, which matches an expression index by its
+ * text.
+ */
+export const DIRECT_KEY = sql<string>`account_id || ' ' || mode || ' ' || account_phone || ' ' || peer_phone`;
+
+/** The key of the direct thread between `accountPhone` and `peerPhone` (see DIRECT_KEY). */
+export function directKey(
+  accountId: string,
+  mode: Mode,
+  accountPhone: string,
+  peerPhone: string,
+): string {
+  return `${accountId} ${mode} ${accountPhone} ${peerPhone}`;
+}
+
 // Compiled once: every one-to-one send looks its thread up (see store/compiled.ts).
-const selectDirectConversation = compiled(
-  (db: Kysely<DB>, accountId: string, mode: Mode, accountPhone: string, peerPhone: string) =>
-    db
-      .selectFrom('conversations')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('mode', '=', mode)
-      .where('account_phone', '=', accountPhone)
-      .where('peer_phone', '=', peerPhone),
+const selectDirectConversation = compiled((db: Kysely<DB>, key: string) =>
+  db.selectFrom('conversations').selectAll().where(DIRECT_KEY, '=', key),
 );
 
 /** The direct thread between an account number and another number, if it exists. */
@@ -41,7 +52,9 @@ export async function findDirectConversation(
   accountPhone: string,
   peerPhone: string,
 ): Promise<ConversationRow | undefined> {
-  return (await selectDirectConversation(db, accountId, mode, accountPhone, peerPhone))[0];
+  return (
+    await selectDirectConversation(db, directKey(accountId, mode, accountPhone, peerPhone))
+  )[0];
 }
 
 /**
