@@ -136,9 +136,39 @@ const env: Record<string, string> = {
   SWITCHBOARD_SANDBOX_DELAY_MS: '0',
   SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1',
 };
+/**
+ * The PostgreSQL server's settings that change what a run measures: without autovacuum
+ * no table is ever analyzed or vacuumed, and plans and dead rows differ from a
+ * production server's (docs/benchmarks.md, *Round of 01:40–03:50*).
+ */
+async function postgresSettings(url: string): Promise<Record<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<Record<string, string>>(
+      `select current_setting('server_version') as version,
+         current_setting('autovacuum') as autovacuum, current_setting('fsync') as fsync,
+         current_setting('synchronous_commit') as synchronous_commit,
+         current_setting('shared_buffers') as shared_buffers`,
+    );
+    return rows[0]!;
+  } finally {
+    await client.end();
+  }
+}
+const settings = place.databaseUrl ? await postgresSettings(place.databaseUrl) : null;
+if (settings) {
+  log(
+    `PostgreSQL ${settings.version}: ${Object.entries(settings)
+      .filter(([name]) => name !== 'version')
+      .map(([name, value]) => `${name}=${value}`)
+      .join(', ')}`,
+  );
+}
 const results: Record<string, unknown> = {
   machine: info,
   engine,
+  ...(settings ? { postgresSettings: settings } : {}),
   seconds: SECONDS,
   connections: CONNECTIONS,
 };
