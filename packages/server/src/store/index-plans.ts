@@ -1,10 +1,15 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import { engineOf } from './capabilities.ts';
 import { fixedQuery, runCompiled } from './compiled.ts';
 
 /**
- * For the rest of the transaction, PostgreSQL reads a table through an index wherever
- * one fits, never from end to end.
+ * Planner settings for the rest of a PostgreSQL transaction, for statements whose
+ * best plan PostgreSQL cannot see for itself. SQLite plans by its indexes without
+ * asking, and gets none.
+ */
+
+/**
+ * PostgreSQL reads a table through an index wherever one fits, never from end to end.
  *
  * The carrier side's batch statements look up a few hundred rows by key (a receipt
  * batch's carrier references, the recipients a batch moves), and each key matches one
@@ -26,11 +31,39 @@ const INDEXED_PLANS = fixedQuery(
 );
 
 /**
- * On PostgreSQL, sends the settings above for the rest of `db`'s transaction and
- * returns the statement's promise, to be awaited with the statement it precedes (on
- * a pipelined connection the two leave together); null on SQLite, which plans by its
- * indexes without asking.
+ * PostgreSQL reads indexes with plain index scans only.
+ *
+ * A settled delivery leaves its entry in the due index, pointing at the row version it
+ * had while pending, until VACUUM comes by (autovacuum, a minute or more after a burst).
+ * A plain index scan that finds such an entry dead marks it so, and later scans skip it;
+ * a bitmap scan, which the planner picks for a claim whenever it expects few due rows,
+ * never marks one. So every claim of a burst walked every delivery settled since the
+ * last VACUUM: 60 000 of them cost each claim 7 ms, and the fan-out fell by a third
+ * from its first 20 000 deliveries to its fourth (docs/benchmarks.md).
  */
-export function indexedPlans<T>(db: Kysely<T>): Promise<unknown> | null {
-  return engineOf(db) === 'postgres' ? runCompiled(db, INDEXED_PLANS) : null;
+const PLAIN_INDEX_SCANS = fixedQuery('set local enable_bitmapscan = off');
+
+/**
+ * Runs `statement` after `settings` on PostgreSQL. The settings are sent first and
+ * not awaited alone: on the lane's pipelined connection both leave together, and the
+ * statement is planned under them.
+ */
+async function after<T, R>(
+  settings: CompiledQuery,
+  db: Kysely<T>,
+  statement: () => Promise<R>,
+): Promise<R> {
+  if (engineOf(db) !== 'postgres') return statement();
+  const [, result] = await Promise.all([runCompiled(db, settings), statement()]);
+  return result;
+}
+
+/** `statement`, and the rest of `db`'s transaction, on indexes (see INDEXED_PLANS). */
+export function withIndexedPlans<T, R>(db: Kysely<T>, statement: () => Promise<R>): Promise<R> {
+  return after(INDEXED_PLANS, db, statement);
+}
+
+/** `statement`, and the rest of `db`'s transaction, on plain index scans (see PLAIN_INDEX_SCANS). */
+export function withPlainIndexScans<T, R>(db: Kysely<T>, statement: () => Promise<R>): Promise<R> {
+  return after(PLAIN_INDEX_SCANS, db, statement);
 }

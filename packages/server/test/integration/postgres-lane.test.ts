@@ -401,7 +401,7 @@ if (ENGINES.includes('postgres')) {
       const sent = await queriesDuring(() =>
         store.write((tx) => recordCarrierRefs(tx.db, refs, now + 1), { lane: 'carrier' }),
       );
-      // begin, the settings that keep it on indexes (indexedPlans), the update, commit.
+      // begin, the settings that keep it on indexes (withIndexedPlans), the update, commit.
       assert.equal(sent.length, 4, sent.join(' | '));
       assert.match(sent[1]!, /enable_seqscan/);
       assert.match(sent[2]!, /^update "message_recipients" as "r"/);

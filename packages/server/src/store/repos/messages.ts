@@ -1,6 +1,6 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf } from '../capabilities.ts';
-import { indexedPlans } from '../index-plans.ts';
+import { withIndexedPlans } from '../index-plans.ts';
 import {
   compiled,
   compiledChanges,
@@ -162,15 +162,13 @@ export async function lockMessageById(db: Kysely<DB>, id: string): Promise<Messa
 
 /**
  * Several messages by id alone, in no particular order (workers, for a whole batch at
- * once), in a transaction: on PostgreSQL by index for its rest (see indexedPlans).
+ * once), in a transaction: on PostgreSQL by index for its rest (see withIndexedPlans).
  */
-export async function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
-  if (ids.length === 0) return [];
-  const [, rows] = await Promise.all([
-    indexedPlans(db),
+export function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return withIndexedPlans(db, () =>
     db.selectFrom('messages').selectAll().where('id', 'in', ids).execute(),
-  ]);
-  return rows;
+  );
 }
 
 /** The recipients of a message in a stable order. */
@@ -212,7 +210,7 @@ const selectRecipientsWithMessages = compiled((db: Kysely<DB>, references: strin
  * takes the references of an array to match thousands of rows until the table
  * has been analyzed (which autovacuum does long after a burst), 12 ms for 50
  * receipts at 15,000 messages, and growing with the table. Alone, each still read its
- * whole table while it held no statistics; they run after indexedPlans. Arrays are
+ * whole table while it held no statistics; they run under withIndexedPlans. Arrays are
  * planned for each call (see ShapeOptions). The messages are locked (as lockMessageById) in id
  * order, so two instances locking overlapping batches cannot deadlock.
  */
@@ -249,11 +247,9 @@ export async function findRecipientsLockingMessages(
   const found = new Map<string, { recipient: RecipientRow; message: MessageRow }>();
   if (carrierRefs.length === 0) return found;
   if (writesConcurrently(db)) {
-    // The settings first: they apply to the statements after them.
-    const [, recipients] = await Promise.all([
-      indexedPlans(db),
+    const recipients = await withIndexedPlans(db, () =>
       selectRecipientsByReference(db, [...carrierRefs]),
-    ]);
+    );
     if (recipients.length === 0) return found;
     const ids = [...new Set(recipients.map((r) => r.message_id))];
     const messages = new Map((await selectMessagesForUpdate(db, ids)).map((m) => [m.id, m]));
@@ -432,8 +428,7 @@ export async function moveRecipients(
 ): Promise<Set<string>> {
   const applied = new Set<string>();
   if (moves.length > 1 && engineOf(db) === 'postgres') {
-    const [, rows] = await Promise.all([
-      indexedPlans(db),
+    const rows = await withIndexedPlans(db, () =>
       moveRecipientsAndMessages(
         db,
         moves.map((m) => m.messageId),
@@ -445,7 +440,7 @@ export async function moveRecipients(
         moves.map((m) => m.message?.status ?? null),
         moves.map((m) => m.message?.failureReason ?? null),
       ),
-    ]);
+    );
     for (const row of rows) applied.add(`${row.message_id} ${row.phone}`);
     return applied;
   }
@@ -486,8 +481,7 @@ export async function recordCarrierRefs(
   at: number,
 ): Promise<void> {
   if (refs.length > 1 && engineOf(db) === 'postgres') {
-    await Promise.all([
-      indexedPlans(db),
+    await withIndexedPlans(db, () =>
       setRecipientCarrierRefs(
         db,
         refs.map((r) => r.messageId),
@@ -495,7 +489,7 @@ export async function recordCarrierRefs(
         refs.map((r) => r.carrierRef),
         at,
       ),
-    ]);
+    );
     return;
   }
   for (const { messageId, phone, carrierRef } of refs) {

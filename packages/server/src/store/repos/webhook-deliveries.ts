@@ -1,14 +1,7 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf, type Capabilities } from '../capabilities.ts';
-import {
-  compiled,
-  compiledInsert,
-  compiledSql,
-  fixedQuery,
-  rowFrom,
-  runCompiled,
-  valuesIn,
-} from '../compiled.ts';
+import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
+import { withPlainIndexScans } from '../index-plans.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -33,19 +26,6 @@ export async function insertDeliveries(db: Kysely<DB>, rows: WebhookDeliveryRow[
 }
 
 /**
- * For the rest of the transaction, PostgreSQL reads indexes with plain index scans only.
- *
- * A settled delivery leaves its entry in the due index, pointing at the row version it
- * had while pending, until VACUUM comes by (autovacuum, a minute or more after a burst).
- * A plain index scan that finds such an entry dead marks it so, and later scans skip it;
- * a bitmap scan, which the planner picks for a claim whenever it expects few due rows,
- * never marks one. So every claim of a burst walked every delivery settled since the
- * last VACUUM: 60 000 of them cost each claim 7 ms, and the fan-out fell by a third
- * from its first 20 000 deliveries to its fourth (docs/benchmarks.md).
- */
-const PLAIN_INDEX_SCANS = fixedQuery('set local enable_bitmapscan = off');
-
-/**
  * Claims up to `limit` due deliveries for `leaseMs`, skipping `busyEndpoints`: those
  * with enough claimed and waiting in the worker already (so a slow endpoint never
  * takes the claims of a healthy one).
@@ -58,26 +38,26 @@ export async function claimDeliveries(
   leaseMs: number,
   busyEndpoints: string[],
 ): Promise<WebhookDeliveryRow[]> {
-  // Sent, not awaited: the claim follows it down the lane's pipelined connection.
-  const plain = engineOf(db) === 'postgres' ? runCompiled(db, PLAIN_INDEX_SCANS) : null;
-  const claimed = db
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: now + leaseMs })
-    .where('id', 'in', (eb) => {
-      let q = eb
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', now)
-        .where('locked_until', '<=', now);
-      if (busyEndpoints.length > 0) q = q.where('endpoint_id', 'not in', busyEndpoints);
-      q = q.orderBy('next_attempt_at').limit(limit);
-      if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
-      return q;
-    })
-    .returningAll()
-    .execute();
-  return (await Promise.all([claimed, plain]))[0];
+  // Settled deliveries' entries are marked dead as the claim passes them (see withPlainIndexScans).
+  return withPlainIndexScans(db, () =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({ locked_until: now + leaseMs })
+      .where('id', 'in', (eb) => {
+        let q = eb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .where('locked_until', '<=', now);
+        if (busyEndpoints.length > 0) q = q.where('endpoint_id', 'not in', busyEndpoints);
+        q = q.orderBy('next_attempt_at').limit(limit);
+        if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
+        return q;
+      })
+      .returningAll()
+      .execute(),
+  );
 }
 
 /** One delivery. */
