@@ -1,24 +1,57 @@
 // End-to-end latencies measured from the orchestrator: POST → the message.delivered webhook
 // (at the receiver process) and POST → the inbox WebSocket push, at a steady, moderate rate.
+import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { Receiver } from './processes.ts';
 
 const now = () => performance.timeOrigin + performance.now();
 
-/** A small JSON client for the service's API. */
+/**
+ * A small JSON client for the service's API, on `node:http` with kept-alive
+ * connections. The probes share the machine's cores with the service and the
+ * database, and their client's cost is added to the latency they measure: `fetch`
+ * took ~0.5 ms of CPU more per request than this, and at the webhook probe's 200
+ * sends/s this process used a third of a core (docs/benchmarks.md, *Round of
+ * 04:00*).
+ */
 export function api(url: string, key: string) {
-  return async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  const agent = new Agent({ keepAlive: true });
+  return (method: string, path: string, body?: unknown): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const req = request(
+        `${url}${path}`,
+        {
+          method,
+          agent,
+          headers: {
+            authorization: `Bearer ${key}`,
+            ...(payload === undefined
+              ? {}
+              : {
+                  'content-type': 'application/json',
+                  'content-length': Buffer.byteLength(payload),
+                }),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((res.statusCode ?? 0) >= 300) {
+              reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
+              return;
+            }
+            resolve(JSON.parse(text));
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
     });
-    const json = (await res.json()) as any;
-    if (res.status >= 300)
-      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
 }
 
 /** Sends `count` messages at `perSecond`, each to its own recipient, and returns when each was sent. */

@@ -1,5 +1,6 @@
 import { newId } from '../lib/ids.ts';
 import {
+  createDirectConversation,
   findDirectConversation,
   insertConversationIfAbsent,
   upsertParticipants,
@@ -41,26 +42,21 @@ export async function findOrCreateDirectConversation(
     remember(existing);
     return existing;
   }
-  await insertConversationIfAbsent(tx.db, {
-    id: newId('cv', now),
-    account_id: actor.accountId,
-    mode: actor.mode,
-    kind: 'direct',
-    account_phone: accountPhone,
-    peer_phone: peerPhone,
-    created_at: now,
-    last_message_at: now,
-    unread_count: 0,
-  });
-  const conversation = await findDirectConversation(
-    tx.db,
-    actor.accountId,
-    actor.mode,
-    accountPhone,
-    peerPhone,
-  );
+  // Where a concurrent first message opened the thread first, this one reads it.
+  const conversation =
+    (await createDirectConversation(tx.db, {
+      id: newId('cv', now),
+      account_id: actor.accountId,
+      mode: actor.mode,
+      kind: 'direct',
+      account_phone: accountPhone,
+      peer_phone: peerPhone,
+      created_at: now,
+      last_message_at: now,
+      unread_count: 0,
+    })) ??
+    (await findDirectConversation(tx.db, actor.accountId, actor.mode, accountPhone, peerPhone));
   if (!conversation) throw new Error('direct conversation vanished after insert');
-  await upsertParticipants(tx.db, conversation.id, [peerPhone], now);
   remember(conversation);
   return conversation;
 }

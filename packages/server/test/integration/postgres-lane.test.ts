@@ -115,6 +115,20 @@ if (ENGINES.includes('postgres')) {
       await database.drop();
     });
 
+    /** An account with one sending number. */
+    const accountWithNumber = async (
+      tx: WriteTx,
+      actor: { accountId: string; mode: 'test' },
+      phone: string,
+    ) => {
+      await insertAccount(tx.db, {
+        id: actor.accountId,
+        name: actor.accountId,
+        help_reply: null,
+        created_at: Date.now(),
+      });
+      await addNumber(tx, { ...actor, phone }, { clock: systemClock });
+    };
     const insert = (tx: WriteTx, id: string) =>
       sql`insert into lane_rows (id) values (${id})`.execute(tx.db);
     const setting = async (tx: WriteTx) =>
@@ -330,13 +344,7 @@ if (ENGINES.includes('postgres')) {
       const actor = { accountId: 'acct_lane_send', mode: 'test' as const };
       const from = '+13035550100';
       await store.write(async (tx) => {
-        await insertAccount(tx.db, {
-          id: actor.accountId,
-          name: 'Send',
-          help_reply: null,
-          created_at: now,
-        });
-        await addNumber(tx, { ...actor, phone: from }, { clock: systemClock });
+        await accountWithNumber(tx, actor, from);
         await addOptOut(tx.db, {
           account_id: actor.accountId,
           mode: actor.mode,
@@ -378,6 +386,31 @@ if (ENGINES.includes('postgres')) {
         before,
         'the opted-out send, to a new thread, stored nothing',
       );
+    });
+
+    test('a first send to a number looks its thread up once, then opens it with its participant in one statement', async () => {
+      const actor = { accountId: 'acct_lane_open', mode: 'test' as const };
+      const from = '+13035550101';
+      await store.write((tx) => accountWithNumber(tx, actor, from));
+      const send = (to: string) =>
+        store.write((tx) =>
+          sendMessage(tx, actor, { from, to, body: 'hi' }, { clock: systemClock }),
+        );
+      // A send to another number first: the sending number is then known to the store's memo.
+      await send('+13035550341');
+      const to = '+13035550342';
+      const sent = statementsOf(await queriesDuring(() => send(to)));
+      // begin, the thread's lookup, its opening, the send's rows, commit.
+      assert.equal(sent.length, 5, sent.join(' | '));
+      assert.match(sent[2]!, /^with "created" as \(insert into "conversations"/);
+      assert.match(sent[2]!, /insert into "conversation_participants"/);
+      const { rows } = await admin.query(
+        `select p.phone, p.active from conversation_participants p
+           join conversations c on c.id = p.conversation_id
+         where c.account_id = $1 and c.peer_phone = $2`,
+        [actor.accountId, to],
+      );
+      assert.deepEqual(rows, [{ phone: to, active: 1 }]);
     });
 
     test("a dispatcher round's carrier references are recorded in one statement", async () => {

@@ -1,5 +1,6 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import { compiled } from '../compiled.ts';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
+import { engineOf } from '../capabilities.ts';
+import { compiled, rowFrom, valuesIn } from '../compiled.ts';
 import type { ConversationParticipantsTable, ConversationsTable, DB, Mode } from '../schema.ts';
 
 export type ConversationRow = Selectable<ConversationsTable>;
@@ -65,13 +66,82 @@ export async function insertConversationIfAbsent(
   db: Kysely<DB>,
   row: ConversationRow,
 ): Promise<void> {
-  await db
+  await insertIfAbsent(db, row).execute();
+}
+
+/** The insert of `insertConversationIfAbsent`, for the statements built on it. */
+function insertIfAbsent(db: QueryCreator<DB>, row: ConversationRow) {
+  return db
     .insertInto('conversations')
     .values(row)
     .onConflict((oc) =>
       oc.columns(['account_id', 'mode', 'account_phone', 'peer_phone']).doNothing(),
+    );
+}
+
+/** Every column of `conversations`, in the order the compiled statements list them. */
+const CONVERSATION_COLUMNS = {
+  id: true,
+  account_id: true,
+  mode: true,
+  kind: true,
+  account_phone: true,
+  peer_phone: true,
+  created_at: true,
+  last_message_at: true,
+  unread_count: true,
+} as const satisfies Record<keyof ConversationsTable, true>;
+const conversationColumns = Object.keys(CONVERSATION_COLUMNS) as (keyof ConversationRow)[];
+
+// Compiled once each: every first message with a number opens its thread.
+const insertDirectIfAbsent = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  insertIfAbsent(db, rowFrom(conversationColumns, values)).returningAll(),
+);
+/**
+ * The thread and its participant in one statement on PostgreSQL, where each is a round
+ * trip of the request lane: the participant is inserted by a data-modifying CTE from
+ * the thread's row, so only where the thread was.
+ */
+const insertDirectWithParticipantInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  db
+    .with('created', (q) => insertIfAbsent(q, rowFrom(conversationColumns, values)).returningAll())
+    .with('participant', (q) =>
+      q
+        .insertInto('conversation_participants')
+        .columns(['conversation_id', 'phone', 'active', 'added_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('created')
+            .select([
+              'created.id',
+              'created.peer_phone',
+              sql.lit(1).as('active'),
+              'created.created_at',
+            ]),
+        ),
     )
-    .execute();
+    .selectFrom('created')
+    .selectAll(),
+);
+
+/**
+ * Opens a direct thread (`row`, whose `peer_phone` becomes its one participant, added at
+ * its `created_at`) unless one with the same numbers exists, committed or being
+ * committed by a concurrent first message; returns it, or undefined where one existed
+ * (the caller reads that one). One statement on PostgreSQL, two on SQLite, where a
+ * statement is no round trip.
+ */
+export async function createDirectConversation(
+  db: Kysely<DB>,
+  row: ConversationRow,
+): Promise<ConversationRow | undefined> {
+  const values = valuesIn(row, conversationColumns);
+  if (engineOf(db) === 'postgres') {
+    return (await insertDirectWithParticipantInOneStatement(db, ...values))[0];
+  }
+  const [created] = await insertDirectIfAbsent(db, ...values);
+  if (created) await upsertParticipants(db, created.id, [row.peer_phone!], row.created_at);
+  return created;
 }
 
 // Compiled once each: every send and every inbound message moves its thread up.
