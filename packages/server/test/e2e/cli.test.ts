@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { sha256Hex, verifyPassword } from '../../src/lib/secrets.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import { countAccounts } from '../../src/store/repos/accounts.ts';
@@ -526,6 +527,28 @@ describe('the switchboard command', () => {
         assert.ok(command.includes('--max-semi-space-size=4'), command.join(' '));
         assert.ok(!command.includes('--max-semi-space-size=2'), command.join(' '));
         assert.deepEqual(await server.stop(), { code: 0, signal: null });
+      } finally {
+        await database.drop();
+      }
+    });
+
+    test("serve on PostgreSQL says at start whether the server's autovacuum is off, once", async () => {
+      const database = await createTestDatabase('postgres');
+      try {
+        const admin = new pg.Client({ connectionString: database.options.databaseUrl! });
+        await admin.connect();
+        const { rows } = await admin
+          .query<{ autovacuum: string }>(`select current_setting('autovacuum') as autovacuum`)
+          .finally(() => admin.end());
+        const server = await startServe(database.env);
+        assert.deepEqual(await server.stop(), { code: 0, signal: null });
+        const warnings = server
+          .stdout()
+          .split('\n')
+          .filter((line) => line.includes('"autovacuum"'));
+        // This machine's server decides which: the warning appears exactly when it is off.
+        assert.equal(warnings.length, rows[0]!.autovacuum === 'off' ? 1 : 0, server.stdout());
+        for (const line of warnings) assert.equal(JSON.parse(line).level, 40);
       } finally {
         await database.drop();
       }
