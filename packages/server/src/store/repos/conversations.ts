@@ -100,7 +100,7 @@ const insertDirectIfAbsent = compiled((db: Kysely<DB>, ...values: unknown[]) =>
 /**
  * The thread and its participant in one statement on PostgreSQL, where each is a round
  * trip of the request lane: the participant is inserted by a data-modifying CTE from
- * the thread's row, so only where the thread was.
+ * the thread's row, so only where the thread was inserted.
  */
 const insertDirectWithParticipantInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) =>
   db
