@@ -7,16 +7,19 @@ import type { Receiver } from './processes.ts';
 
 const now = () => performance.timeOrigin + performance.now();
 
+/** The probes' connections, kept alive from one probe's sends to the next's. */
+const agent = new Agent({ keepAlive: true });
+const REQUEST_TIMEOUT_MS = 30_000;
+
 /**
  * A small JSON client for the service's API, on `node:http` with kept-alive
  * connections. The probes share the machine's cores with the service and the
  * database, and their client's cost is added to the latency they measure: `fetch`
  * took ~0.5 ms of CPU more per request than this, and at the webhook probe's 200
  * sends/s this process used a third of a core (docs/benchmarks.md, *Round of
- * 04:00*).
+ * 03:58–05:30*).
  */
 export function api(url: string, key: string) {
-  const agent = new Agent({ keepAlive: true });
   return (method: string, path: string, body?: unknown): Promise<any> =>
     new Promise((resolve, reject) => {
       const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -45,9 +48,17 @@ export function api(url: string, key: string) {
               reject(new Error(`${method} ${path}: ${res.statusCode} ${text}`));
               return;
             }
-            resolve(JSON.parse(text));
+            try {
+              resolve(JSON.parse(text));
+            } catch (error) {
+              reject(error);
+            }
           });
         },
+      );
+      // A service that stops answering fails the probe instead of holding the bench.
+      req.setTimeout(REQUEST_TIMEOUT_MS, () =>
+        req.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)),
       );
       req.on('error', reject);
       req.end(payload);

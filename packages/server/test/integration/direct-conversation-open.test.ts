@@ -2,6 +2,9 @@
 // opening of the same numbers (a concurrent first message's) yields to the first.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { findOrCreateDirectConversation } from '../../src/commands/conversations.ts';
 import {
   createDirectConversation,
   findDirectConversation,
@@ -81,5 +84,45 @@ for (const engine of ENGINES) {
         otherLine,
       );
     });
+
+    if (engine === 'postgres') {
+      test('a first message whose thread another transaction is opening waits for it, then takes that thread', async () => {
+        const admin = new pg.Client({ connectionString: database.options.databaseUrl! });
+        await admin.connect();
+        try {
+          await admin.query('begin');
+          await admin.query(
+            `insert into conversations (id, account_id, mode, kind, account_phone, peer_phone,
+               created_at, last_message_at, unread_count)
+             values ('cv_open_other', $1, 'test', 'direct', $2, '+14156660009', $3, $3, 0)`,
+            [ACCOUNT, FROM, AT],
+          );
+          let settled = false;
+          const opening = store
+            .write((tx) =>
+              findOrCreateDirectConversation(
+                tx,
+                { accountId: ACCOUNT, mode: 'test' },
+                FROM,
+                '+14156660009',
+                AT + 1000,
+              ),
+            )
+            .finally(() => (settled = true));
+          await sleep(300);
+          assert.equal(settled, false, 'the insert waits for the other transaction');
+          await admin.query('commit');
+          assert.equal((await opening).id, 'cv_open_other');
+        } finally {
+          await admin.end();
+        }
+        const threads = await store.db
+          .selectFrom('conversations')
+          .select('id')
+          .where('peer_phone', '=', '+14156660009')
+          .execute();
+        assert.deepEqual(threads, [{ id: 'cv_open_other' }]);
+      });
+    }
   });
 }

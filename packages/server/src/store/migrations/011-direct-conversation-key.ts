@@ -12,9 +12,9 @@ import { sql, type Kysely } from 'kysely';
  * first send to a new number in the bench, twice per send (before and after its
  * insert), and more as the account grows. An expression no other index holds leaves
  * the planner one choice, whatever it knows of the table; SQLite takes the same
- * index for the same expression. The constraint on the four columns stays: it is
- * what `insertConversationIfAbsent`'s `ON CONFLICT` names. A group's key is null
- * (its `peer_phone` is), and nulls never collide.
+ * index for the same expression. The constraint on the four columns stays (an
+ * insert's `ON CONFLICT DO NOTHING` yields to either). A group's key is null (its
+ * `peer_phone` is), and nulls never collide.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create unique index conversations_direct_key on conversations

@@ -60,7 +60,11 @@ export async function findDirectConversation(
 
 /**
  * Inserts a conversation unless a direct thread with the same numbers exists.
- * `ON CONFLICT DO NOTHING` makes two concurrent first sends agree on one thread.
+ * `ON CONFLICT DO NOTHING` makes two concurrent first sends agree on one thread. It
+ * names no constraint: the numbers are unique twice, by their four columns and by
+ * their key's index (DIRECT_KEY), and PostgreSQL yields only on the constraint it is
+ * told of. Two inserts that pass that one's check together, each before the other's
+ * entry is there, would meet at the other index, and the second would fail.
  */
 export async function insertConversationIfAbsent(
   db: Kysely<DB>,
@@ -74,9 +78,7 @@ function insertIfAbsent(db: QueryCreator<DB>, row: ConversationRow) {
   return db
     .insertInto('conversations')
     .values(row)
-    .onConflict((oc) =>
-      oc.columns(['account_id', 'mode', 'account_phone', 'peer_phone']).doNothing(),
-    );
+    .onConflict((oc) => oc.doNothing());
 }
 
 /** Every column of `conversations`, in the order the compiled statements list them. */
