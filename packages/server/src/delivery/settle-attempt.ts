@@ -16,8 +16,20 @@ import {
   type WebhookEndpointRow,
 } from '../store/repos/webhook-endpoints.ts';
 import type { Store } from '../store/store.ts';
-import type { WriteTx, WriteUnit } from '../store/write-queue.ts';
+import type { WriteOptions, WriteTx, WriteUnit } from '../store/write-queue.ts';
 import type { PostResult } from './post-webhook.ts';
+
+/**
+ * Settlements commit without waiting for the disk (WriteOptions.durable), as claims do.
+ * One lost in a crash of the database's machine (not of this process: its commit is
+ * the database's already) leaves its delivery pending, as before the attempt, so it is
+ * attempted again with the same event id, which a receiver already tells apart
+ * (deliveries are at least once); only the attempt's log line is lost with it. Waiting
+ * held the webhook lane on PostgreSQL through every flush of the log, and the claims
+ * queued behind it: where the disk now and then takes 100 ms to a second for one flush,
+ * every delivery stopped for that long (docs/benchmarks.md).
+ */
+export const SETTLEMENT: WriteOptions = { durable: false };
 
 /** What settling an attempt needs from the worker. */
 export interface SettleDeps {
@@ -39,7 +51,7 @@ export async function settleAttempt(
   attemptedAt: number,
   result: PostResult,
 ): Promise<void> {
-  await o.store.write(settlementOf(o, delivery, endpoint, attemptedAt, result));
+  await o.store.write(settlementOf(o, delivery, endpoint, attemptedAt, result), SETTLEMENT);
 }
 
 /**
@@ -79,7 +91,7 @@ export function writeSettlements(
   plans: readonly SettlementPlan[],
   onSplit: (error: unknown) => void,
 ): Promise<void>[] {
-  const together = store.write((tx) => applySettlements(tx, plans));
+  const together = store.write((tx) => applySettlements(tx, plans), SETTLEMENT);
   if (plans.length === 1) return [together];
   const failed = together.then(
     () => false,
@@ -89,7 +101,9 @@ export function writeSettlements(
     },
   );
   return plans.map((plan) =>
-    failed.then((split) => (split ? store.write((tx) => applySettlements(tx, [plan])) : undefined)),
+    failed.then((split) =>
+      split ? store.write((tx) => applySettlements(tx, [plan]), SETTLEMENT) : undefined,
+    ),
   );
 }
 

@@ -200,6 +200,36 @@ for (const engine of ENGINES) {
       assert.equal(rows[1]?.locked_until, NOW + 45_000, 'the one at fault keeps its lease');
     });
 
+    test('settlements commit without waiting for the disk: one lost with the machine is an attempt made again', async () => {
+      const asked: (boolean | undefined)[] = [];
+      const watched: Store = {
+        ...store,
+        db: store.db,
+        write: (unit, options) => {
+          asked.push(options?.durable);
+          return store.write(unit, options);
+        },
+      };
+      const deliveries = await Promise.all(
+        ['evt_lazy_1', 'evt_lazy_2', 'evt_lazy_3'].map((id) => claimedDelivery(id, NOW + 45_000)),
+      );
+      const [alone, ...together] = deliveries;
+      await settleAttempt({ ...deps(), store: watched }, alone!, endpoint, NOW, ok);
+      await Promise.all(
+        writeSettlements(
+          watched,
+          together.map((d) => planSettlement(deps(), d, endpoint, NOW, ok)),
+          () => {},
+        ),
+      );
+      assert.deepEqual(asked, [false, false]);
+      const rows = await Promise.all(deliveries.map((d) => findDelivery(store.db, d.id)));
+      assert.deepEqual(
+        rows.map((r) => r?.status),
+        ['succeeded', 'succeeded', 'succeeded'],
+      );
+    });
+
     test('the delivery log shows a delivery and its attempts as of one moment', async () => {
       const delivery = await claimedDelivery('evt_log_snapshot', NOW + 45_000);
       // The attempt and the delivery's new status commit right after the log's first read.
