@@ -29,6 +29,7 @@ import {
 } from './lib/processes.ts';
 import { fmt, latencyChart, markdown } from './lib/report.ts';
 import { summarize } from './lib/summary.ts';
+import { diskSyncs } from './lib/disk.ts';
 import { seedConversations, seedEvents, seedMessages, type SeedScope } from './lib/seed.ts';
 import { haveWrk, percentilesOf, runWrk, type LoadResult } from './lib/wrk.ts';
 
@@ -46,6 +47,9 @@ const ROUNDS = Math.max(1, Math.floor(Number(values.rounds)));
 const CONNECTIONS = 64;
 const FANOUT_ENDPOINTS = 4;
 const FANOUT_EVENTS = 5000;
+/** The disk's flushes are timed at the webhook probe's rate of sends. */
+const DISK_SYNCS_PER_SECOND = 200;
+const DISK_SECONDS = 10;
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
@@ -323,6 +327,11 @@ try {
   };
   endPhase('getAndPost', service.pid);
 
+  // The disk's own flushes at the probe's rate, with nothing else running: each send of the
+  // probe waits for several (its request's commit, its carrier reference's, its receipts').
+  log(`the disk: 8 kB flushed ${DISK_SYNCS_PER_SECOND}/s for ${DISK_SECONDS} s`);
+  const disk = await diskSyncs(place.dataDir, DISK_SECONDS, DISK_SYNCS_PER_SECOND);
+
   const call = api(service.url, key);
   await call('POST', '/v1/webhook_endpoints', {
     url: `${receiver.url}/latency`,
@@ -424,6 +433,7 @@ try {
     signInRss: signInRss!,
     drainSeconds: Math.max(...drains),
     seedSeconds,
+    disk,
   };
   if (serviceErrors.length > 0) {
     log(`the service logged ${serviceErrors.length} errors; the first: ${serviceErrors[0]}`);
@@ -441,6 +451,7 @@ try {
     rssByPhaseMb,
     drainSeconds: drains,
     seedSeconds,
+    disk,
     serviceErrors: serviceErrors.slice(0, 50),
     rows,
     targets,

@@ -1,6 +1,7 @@
 // Turns one run's measurements into the table rows, the targets of the issue and the
 // series of the latency chart.
 import { fmt, type Row, type Series, type Target } from './report.ts';
+import type { DiskSyncs } from './disk.ts';
 import { percentilesOf, type LoadResult } from './wrk.ts';
 
 /** Everything one run measured. */
@@ -35,6 +36,11 @@ export interface Measurements {
   /** The longest of the rounds' waits for the POST load's carrier side. */
   drainSeconds: number;
   seedSeconds: number;
+  /**
+   * The disk's flushes timed with nothing else running (disk.ts); none in results
+   * written before the disk was measured.
+   */
+  disk?: DiskSyncs;
 }
 
 /** A probe's latencies (ms) and the sends that never arrived. */
@@ -204,6 +210,15 @@ export function summarize(m: Measurements): { rows: Row[]; targets: Target[]; se
       name: 'peak RSS during one softphone sign-in (scrypt, 32 MiB)',
       value: fmt(m.signInRss, ' MB'),
     },
+    ...(m.disk
+      ? [
+          {
+            name: `the disk: 8 kB flushed (fdatasync) ${fmt(m.disk.count, '')} times, p50 / p99 / max`,
+            value: `${ms(p(m.disk.percentiles, 50))} / ${ms(p(m.disk.percentiles, 99))} / ${ms(m.disk.maxMs)}`,
+          },
+          { name: 'the disk: flushes over 100 ms', value: fmt(m.disk.stalls, '') },
+        ]
+      : []),
     {
       name: 'backlog of the POST load delivered after (longest round)',
       value: fmt(drainSeconds, ' s', 1),

@@ -168,4 +168,28 @@ describe('bench rounds', () => {
       false,
     );
   });
+
+  test("the disk's flushes are reported with their p50, p99, longest and stalls, and judge no target", () => {
+    const disk = {
+      count: 2000,
+      percentiles: [
+        [50, 0.45],
+        [99, 2.4],
+      ] as [number, number][],
+      maxMs: 955,
+      stalls: 3,
+    };
+    const withDisk = summarize(measurements({ disk }));
+    const row = (start: string) => withDisk.rows.find((r) => r.name.startsWith(start))?.value;
+    assert.equal(
+      row('the disk: 8 kB flushed (fdatasync) 2,000 times'),
+      '0.45 ms / 2.40 ms / 955.0 ms',
+    );
+    assert.equal(row('the disk: flushes over 100 ms'), '3');
+    assert.deepEqual(withDisk.targets, summarize(measurements({})).targets);
+    assert.equal(
+      summarize(measurements({})).rows.some((r) => r.name.startsWith('the disk')),
+      false,
+    );
+  });
 });
