@@ -140,25 +140,26 @@ async function startScript(script: string, args: string[], ipc: boolean): Promis
   return track(child, `http://127.0.0.1:${port}`);
 }
 
-/** Starts the reference server (reference-server.ts) on a free port. */
+/**
+ * Starts the reference server (reference-server.ts) on a port the OS picks as it listens
+ * (port 0: one found free beforehand could be taken by another process before then).
+ */
 export async function startReference(
   dataDir: string,
   databaseUrl: string | null,
 ): Promise<Running> {
-  const port = await freePort();
   return startScript(
     'reference-server.ts',
-    [String(port), dataDir, ...(databaseUrl ? [databaseUrl] : [])],
+    ['0', dataDir, ...(databaseUrl ? [databaseUrl] : [])],
     false,
   );
 }
 
-/** Starts the floor server (floor-server.ts) on a free port, with a database of its own. */
+/** Starts the floor server (floor-server.ts) as the reference, with a database of its own. */
 export async function startFloor(dataDir: string, databaseUrl: string | null): Promise<Running> {
-  const port = await freePort();
   return startScript(
     'floor-server.ts',
-    [String(port), dataDir, ...(databaseUrl ? [databaseUrl] : [])],
+    ['0', dataDir, ...(databaseUrl ? [databaseUrl] : [])],
     false,
   );
 }
