@@ -197,17 +197,6 @@ export interface WebhookDeliveriesTable {
   updated_at: number;
 }
 
-/**
- * A pending delivery's place in the queue: one row for each delivery whose status is
- * `pending`, written and deleted with it (repos/webhook-deliveries.ts), so that
- * claims find due deliveries by an index that settling a delivery never changes.
- */
-export interface WebhookDueTable {
-  delivery_id: string;
-  endpoint_id: string;
-  next_attempt_at: number;
-}
-
 /** One HTTP attempt of a delivery, as the delivery log shows it. */
 export interface WebhookAttemptsTable {
   id: string;
@@ -235,7 +224,6 @@ export interface DB {
   sessions: SessionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
-  webhook_due: WebhookDueTable;
   webhook_attempts: WebhookAttemptsTable;
   conversations: ConversationsTable;
   conversation_participants: ConversationParticipantsTable;

@@ -9,7 +9,6 @@ import { CAPABILITIES } from '../../src/store/capabilities.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { listRecipients } from '../../src/store/repos/messages.ts';
 import { claimSubmissions, nextSubmissionDue } from '../../src/store/repos/submissions.ts';
-import { claimDeliveries, nextDeliveryDue } from '../../src/store/repos/webhook-deliveries.ts';
 import { sqlitePath } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
@@ -17,18 +16,8 @@ for (const engine of ENGINES) {
   describe(`upgrades keep work in flight (${engine})`, () => {
     let database: TestDatabase;
     let db: Kysely<DB>;
-    let deliveriesDatabase: TestDatabase;
-    let deliveriesDb: Kysely<DB>;
-
-    /** A Kysely over a test database, as the store opens it. */
-    const kyselyOn = ({ dataDir, databaseUrl }: TestDatabase['options']) =>
-      databaseUrl
-        ? new Kysely<DB>({ dialect: postgresDialect(openPostgresPool(databaseUrl)) })
-        : sqliteKysely<DB>(openSqlite(sqlitePath(dataDir), { durability: 'normal' }));
 
     before(async () => {
-      deliveriesDatabase = await createTestDatabase(engine);
-      deliveriesDb = kyselyOn(deliveriesDatabase.options);
       database = await createTestDatabase(engine);
       const { dataDir, databaseUrl } = database.options;
       db = databaseUrl
@@ -38,8 +27,6 @@ for (const engine of ENGINES) {
     after(async () => {
       await db.destroy();
       await database.drop();
-      await deliveriesDb.destroy();
-      await deliveriesDatabase.drop();
     });
 
     const migrator = () => new Migrator({ db, provider: migrationProvider });
@@ -76,38 +63,6 @@ for (const engine of ENGINES) {
         { message_id: 'msg_upgrade', phone: '+15550000001', attempts: 3 },
       ]);
       assert.equal(await nextSubmissionDue(db), 60_500);
-    });
-
-    test('pending webhook deliveries are still attempted after 012 puts the due ones apart, and settled ones never are', async () => {
-      const migrator = new Migrator({ db: deliveriesDb, provider: migrationProvider });
-      const to = await migrator.migrateTo('011-direct-conversation-key');
-      assert.equal(to.error, undefined);
-      // Due at 200; leased until 900 by an attempt in flight (due at 100); settled long ago.
-      await sql`insert into webhook_deliveries (id, event_id, endpoint_id, status, attempts,
-          next_attempt_at, locked_until, last_status_code, last_error, created_at, updated_at)
-        values ('whd_due', 'evt_1', 'we_1', 'pending', 1, 200, 0, 500, 'http_500', 50, 50),
-               ('whd_leased', 'evt_2', 'we_1', 'pending', 0, 100, 900, null, null, 50, 50),
-               ('whd_done', 'evt_3', 'we_1', 'succeeded', 1, 10, 0, 200, null, 5, 5)`.execute(
-        deliveriesDb,
-      );
-
-      const latest = await migrator.migrateToLatest();
-      assert.equal(latest.error, undefined);
-
-      assert.equal(await nextDeliveryDue(deliveriesDb), 200);
-      const claim = (now: number) =>
-        deliveriesDb
-          .transaction()
-          .execute((trx) => claimDeliveries(trx, CAPABILITIES[engine], now, 10, 30_000, []));
-      assert.deepEqual(await claim(199), []);
-      assert.deepEqual(
-        (await claim(200)).map((d) => d.id),
-        ['whd_due'],
-      );
-      assert.deepEqual(
-        (await claim(900)).map((d) => d.id),
-        ['whd_leased'],
-      );
     });
   });
 }

@@ -1,15 +1,14 @@
-// On PostgreSQL, what a burst of settled deliveries leaves in the due set's index: a claim
-// must mark those entries dead as it passes them, or every later claim walks them again;
-// and what claims and settlements write: heap-only updates, where the pages have room.
+// On PostgreSQL, what a burst of settled deliveries leaves in the due index: a claim must
+// mark those entries dead as it passes them, or every later claim walks them again.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { claimDeliveries, logAttemptsAndSettle } from '../../src/store/repos/webhook-deliveries.ts';
+import { claimDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
-const DUE_INDEX = 'webhook_due_next';
+const DUE_INDEX = 'webhook_deliveries_due_endpoint';
 const SETTLED = 2000;
 
 /**
@@ -31,28 +30,6 @@ function inspectableStore(): { store: Store } {
   return opened;
 }
 
-/** `count` pending deliveries to one endpoint, due one a millisecond from `now` on, in the due set. */
-async function pendingDeliveriesOn(store: Store, count: number, now: number): Promise<void> {
-  await sql`
-    insert into webhook_deliveries
-      (id, event_id, endpoint_id, status, attempts, next_attempt_at, locked_until, created_at, updated_at)
-    select 'whd_' || lpad(i::text, 4, '0'), 'evt_' || i, 'we_1', 'pending', 0, ${now}::bigint + i, 0,
-      ${now}::bigint, ${now}::bigint
-    from generate_series(1, ${count}) as i`.execute(store.db);
-  await sql`
-    insert into webhook_due (delivery_id, endpoint_id, next_attempt_at)
-    select id, endpoint_id, next_attempt_at from webhook_deliveries`.execute(store.db);
-}
-
-/** Row versions of a page of the deliveries whose next version is in the same page (heap-only). */
-async function heapOnlyUpdated(store: Store, page: number): Promise<number> {
-  // HEAP_HOT_UPDATED: the row's next version is in the same page, and no index moved.
-  const { rows } = await sql<{ hot: string }>`
-    select count(*) filter (where (t_infomask2 & 16384) <> 0) as hot
-    from heap_page_items(get_raw_page('webhook_deliveries', ${page}))`.execute(store.db);
-  return Number(rows[0]!.hot);
-}
-
 describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }, () => {
   const opened = inspectableStore();
   let store: Store;
@@ -60,12 +37,9 @@ describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }
     store = opened.store;
     // VACUUM would remove the dead entries itself; autovacuum must not come by mid-test.
     await sql`alter table webhook_deliveries set (autovacuum_enabled = false)`.execute(store.db);
-    await sql`alter table webhook_due set (autovacuum_enabled = false)`.execute(store.db);
   });
 
-  const pendingDeliveries = (count: number, now: number) => pendingDeliveriesOn(store, count, now);
-
-  /** Entries of the due set's index marked dead (LP_DEAD), which later scans skip. */
+  /** Entries of the due index marked dead (LP_DEAD), which later scans skip. */
   async function deadEntries(): Promise<number> {
     const { rows } = await sql<{ n: string }>`
       select count(*) filter (where dead) as n
@@ -74,14 +48,16 @@ describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }
     return Number(rows[0]!.n);
   }
 
-  test('a claim marks the due-set entries of settled deliveries dead, so the next claim skips them', async () => {
+  test('a claim marks the due-index entries of settled deliveries dead, so the next claim skips them', async () => {
     const now = Date.UTC(2030, 0, 1);
-    // A burst, as the worker leaves it: every delivery was pending, then settled and out of
-    // the due set. The tables were never analyzed (autovacuum comes a minute or more after
-    // a burst), as in production.
-    await pendingDeliveries(SETTLED, now);
+    // A burst, as the worker leaves it: every delivery was pending, then settled. The table
+    // was never analyzed (autovacuum comes a minute or more after a burst), as in production.
+    await sql`
+      insert into webhook_deliveries
+        (id, event_id, endpoint_id, status, attempts, next_attempt_at, locked_until, created_at, updated_at)
+      select 'whd_' || i, 'evt_' || i, 'we_1', 'pending', 0, ${now}::bigint + i, 0, ${now}::bigint, ${now}::bigint
+      from generate_series(1, ${SETTLED}) as i`.execute(store.db);
     await sql`update webhook_deliveries set status = 'succeeded', attempts = 1`.execute(store.db);
-    await sql`delete from webhook_due`.execute(store.db);
     assert.equal(await deadEntries(), 0);
 
     const claim = () =>
@@ -90,10 +66,10 @@ describe('webhook claims on PostgreSQL', { skip: !ENGINES.includes('postgres') }
         { durable: false },
       );
     assert.deepEqual(await claim(), []);
-    // The claim walked the due set's index, found each entry's row deleted, and said so. An
-    // entry is marked only once no transaction of the server may still see its row, and a
-    // connection other tests open meanwhile can hold that moment back: then a later claim,
-    // which walks the entries again, marks them (a bitmap scan never would).
+    // The claim walked the pending range, found each entry's row settled, and said so. An
+    // entry is marked only once no transaction of the server may still see its row's old
+    // version, and a connection other tests open meanwhile can hold that moment back: then
+    // a later claim, which walks the entries again, marks them (a bitmap scan never would).
     for (let i = 0; i < 20 && (await deadEntries()) < SETTLED * 0.9; i++) {
       await sleep(50);
       assert.deepEqual(await claim(), []);
@@ -126,7 +102,12 @@ describe(
     test("a claim's update of rows inserted in a burst is heap-only: their pages have room for it", async () => {
       const now = Date.UTC(2030, 0, 1);
       // A burst of a thousand, packed as inserts pack them; the first twenty are due first.
-      await pendingDeliveriesOn(store, 1000, now);
+      await sql`
+      insert into webhook_deliveries
+        (id, event_id, endpoint_id, status, attempts, next_attempt_at, locked_until, created_at, updated_at)
+      select 'whd_' || lpad(i::text, 4, '0'), 'evt_' || i, 'we_1', 'pending', 0, ${now}::bigint + i, 0,
+        ${now}::bigint, ${now}::bigint
+      from generate_series(1, 1000) as i`.execute(store.db);
       const { deliveries } = await store.write(
         async (tx) => ({
           deliveries: await claimDeliveries(tx.db, store.capabilities, now + 20, 20, 30_000, []),
@@ -134,54 +115,11 @@ describe(
         { durable: false },
       );
       assert.equal(deliveries.length, 20);
-      assert.equal(await heapOnlyUpdated(store, 0), 20, 'every claimed row of the first page');
-
-      // Settled, they leave the due set, and their own update is heap-only too: no index of
-      // the deliveries holds a column a settlement changes.
-      const updates = await store.write(async (tx) => {
-        // The backend's counts not yet reported (PostgreSQL 15 keeps earlier transactions'
-        // there too): taken before and after, their difference is the settlement's.
-        const counts = async () => {
-          const { rows } = await sql<{ updated: string; heapOnly: string }>`
-            select n_tup_upd as updated, n_tup_hot_upd as "heapOnly"
-            from pg_stat_xact_user_tables where relname = 'webhook_deliveries'`.execute(tx.db);
-          return { updated: Number(rows[0]!.updated), heapOnly: Number(rows[0]!.heapOnly) };
-        };
-        const before = await counts();
-        await logAttemptsAndSettle(
-          tx.db,
-          deliveries.map((d, i) => ({
-            attempt: {
-              id: `wha_${i}`,
-              delivery_id: d.id,
-              endpoint_id: d.endpoint_id,
-              attempted_at: now + 30,
-              status_code: 200,
-              error: null,
-              duration_ms: 3,
-              response_excerpt: 'ok',
-            },
-            lease: d.locked_until,
-            settlement: {
-              status: 'succeeded',
-              attempts: 1,
-              next_attempt_at: d.next_attempt_at,
-              last_status_code: 200,
-              last_error: null,
-              updated_at: now + 30,
-            },
-          })),
-        );
-        const after = await counts();
-        return {
-          updated: after.updated - before.updated,
-          heapOnly: after.heapOnly - before.heapOnly,
-        };
-      });
-      assert.deepEqual(updates, { updated: 20, heapOnly: 20 });
-      const { rows } = await sql<{ n: string }>`
-        select count(*) as n from webhook_due`.execute(store.db);
-      assert.equal(Number(rows[0]!.n), 980);
+      // HEAP_HOT_UPDATED: the row's next version is in the same page, and no index moved.
+      const { rows } = await sql<{ hot: string }>`
+      select count(*) filter (where (t_infomask2 & 16384) <> 0) as hot
+      from heap_page_items(get_raw_page('webhook_deliveries', 0))`.execute(store.db);
+      assert.equal(Number(rows[0]!.hot), 20, 'every claimed row of the first page');
     });
   },
 );

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf, type Capabilities } from '../capabilities.ts';
-import { compiledChanges, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
-import { withIndexedPlans, withIndexWalks } from '../index-plans.ts';
+import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
+import { withPlainIndexScans } from '../index-plans.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -14,90 +14,15 @@ export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
  */
 const DELIVERIES_PER_INSERT = 2000;
 
-/**
- * Creates deliveries; an (event, endpoint) pair that already has one is left as it is.
- * Each one created pending takes its place in the due set (`webhook_due`): on
- * PostgreSQL in the same statement, from the rows the insert returns.
- */
+/** Creates deliveries; an (event, endpoint) pair that already has one is left as it is. */
 export async function insertDeliveries(db: Kysely<DB>, rows: WebhookDeliveryRow[]): Promise<void> {
   for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
-    const insert = db
+    await db
       .insertInto('webhook_deliveries')
       .values(rows.slice(at, at + DELIVERIES_PER_INSERT))
       .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
-      .returning(['id', 'endpoint_id', 'next_attempt_at', 'status']);
-    if (engineOf(db) === 'postgres') {
-      await db
-        .with('inserted', () => insert)
-        .insertInto('webhook_due')
-        .columns(['delivery_id', 'endpoint_id', 'next_attempt_at'])
-        .expression((eb) =>
-          eb
-            .selectFrom('inserted')
-            .select(['id', 'endpoint_id', 'next_attempt_at'])
-            .where('status', '=', 'pending'),
-        )
-        .execute();
-      continue;
-    }
-    const due = (await insert.execute()).filter((row) => row.status === 'pending');
-    for (let from = 0; from < due.length; from += DUE_PER_INSERT) {
-      await db
-        .insertInto('webhook_due')
-        .values(
-          due.slice(from, from + DUE_PER_INSERT).map((row) => ({
-            delivery_id: row.id,
-            endpoint_id: row.endpoint_id,
-            next_attempt_at: row.next_attempt_at,
-          })),
-        )
-        .execute();
-    }
+      .execute();
   }
-}
-
-/** Due rows of one insert at most on SQLite: three values each (see DELIVERIES_PER_INSERT). */
-const DUE_PER_INSERT = 2000;
-
-/**
- * Deliveries sent again from `now`: pending, their attempts counted from zero, and back
- * in the due set. `where` names one delivery, or an endpoint's deliveries of some events.
- */
-export async function rearmDeliveries(
-  db: Kysely<DB>,
-  where: { id: string } | { endpointId: string; eventIds: string[] },
-  now: number,
-): Promise<void> {
-  const byId = 'id' in where;
-  let update = db.updateTable('webhook_deliveries').set({
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    locked_until: 0,
-    updated_at: now,
-  });
-  let rearmed = db
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'endpoint_id', 'next_attempt_at']);
-  if (byId) {
-    update = update.where('id', '=', where.id);
-    rearmed = rearmed.where('id', '=', where.id);
-  } else {
-    if (where.eventIds.length === 0) return;
-    update = update
-      .where('endpoint_id', '=', where.endpointId)
-      .where('event_id', 'in', where.eventIds);
-    rearmed = rearmed
-      .where('endpoint_id', '=', where.endpointId)
-      .where('event_id', 'in', where.eventIds);
-  }
-  await update.execute();
-  await db
-    .insertInto('webhook_due')
-    .columns(['delivery_id', 'endpoint_id', 'next_attempt_at'])
-    .expression(rearmed)
-    .onConflict((oc) => oc.column('delivery_id').doUpdateSet({ next_attempt_at: now }))
-    .execute();
 }
 
 /**
@@ -113,23 +38,21 @@ export async function claimDeliveries(
   leaseMs: number,
   busyEndpoints: string[],
 ): Promise<WebhookDeliveryRow[]> {
-  // Walked in order, each due row joined to its delivery by key (see withIndexWalks). A
-  // due row's delivery is pending: asking that again made PostgreSQL, without statistics,
-  // expect almost none to be, and walk the deliveries instead of the due set.
-  return withIndexWalks(db, () =>
+  // Settled deliveries' entries are marked dead as the claim passes them (see withPlainIndexScans).
+  return withPlainIndexScans(db, () =>
     db
       .updateTable('webhook_deliveries')
       .set({ locked_until: now + leaseMs })
       .where('id', 'in', (eb) => {
         let q = eb
-          .selectFrom('webhook_due as q')
-          .innerJoin('webhook_deliveries as d', 'd.id', 'q.delivery_id')
-          .select('d.id')
-          .where('q.next_attempt_at', '<=', now)
-          .where('d.locked_until', '<=', now);
-        if (busyEndpoints.length > 0) q = q.where('q.endpoint_id', 'not in', busyEndpoints);
-        q = q.orderBy('q.next_attempt_at').limit(limit);
-        if (capabilities.skipLocked) q = q.forUpdate(['d']).skipLocked();
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .where('locked_until', '<=', now);
+        if (busyEndpoints.length > 0) q = q.where('endpoint_id', 'not in', busyEndpoints);
+        q = q.orderBy('next_attempt_at').limit(limit);
+        if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
         return q;
       })
       .returningAll()
@@ -140,6 +63,15 @@ export async function claimDeliveries(
 /** One delivery. */
 export function findDelivery(db: Kysely<DB>, id: string): Promise<WebhookDeliveryRow | undefined> {
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Changes a delivery's columns. */
+export async function updateDelivery(
+  db: Kysely<DB>,
+  id: string,
+  values: Partial<Omit<WebhookDeliveryRow, 'id' | 'event_id' | 'endpoint_id' | 'created_at'>>,
+): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(values).where('id', '=', id).execute();
 }
 
 /** Every column of `webhook_attempts`, in the order the compiled statements list them. */
@@ -181,81 +113,27 @@ function settleWhere(db: QueryCreator<DB>, values: unknown[], at: number) {
 
 // Compiled once: every attempt is logged and settled with these (see store/compiled.ts).
 const insertAttemptRow = compiledInsert('webhook_attempts', ATTEMPT_COLUMNS);
-const settleDeliveryRow = compiledChanges((db: Kysely<DB>, ...values: unknown[]) =>
+const settleDeliveryRow = compiled((db: Kysely<DB>, ...values: unknown[]) =>
   settleWhere(db, values, 0),
 );
-const moveDue = compiledChanges((db: Kysely<DB>, nextAttemptAt: number, id: string) =>
-  db
-    .updateTable('webhook_due')
-    .set({ next_attempt_at: nextAttemptAt })
-    .where('delivery_id', '=', id),
+/**
+ * Both in one statement on PostgreSQL, where each is a round trip of the webhook
+ * lane: the attempt is inserted by a data-modifying CTE of the settling UPDATE (it
+ * needs none of the other's rows).
+ */
+const logAndSettleInOneStatement = compiled((db: Kysely<DB>, ...values: unknown[]) =>
+  settleWhere(
+    db.with('attempt', (q) =>
+      q.insertInto('webhook_attempts').values(rowFrom(attemptColumns, values, 0)),
+    ),
+    values,
+    attemptColumns.length,
+  ),
 );
-const deleteDue = compiledChanges((db: Kysely<DB>, id: string) =>
-  db.deleteFrom('webhook_due').where('delivery_id', '=', id),
-);
-
-/**
- * The due set after a settlement that applied: a delivery still pending (a retry) moves
- * to its next time, and one that ended leaves it.
- */
-async function keepDue(db: Kysely<DB>, id: string, settlement: Settlement): Promise<void> {
-  if (settlement.status === 'pending') await moveDue(db, settlement.next_attempt_at, id);
-  else await deleteDue(db, id);
-}
-
-/**
- * The part of a statement settling many deliveries on PostgreSQL that follows their
- * update (a CTE named "settled", returning the rows it changed): a retry's due row
- * moves to its next time, and an ended delivery's is deleted. Only where the update
- * applied: a delivery that no longer held the lease keeps its place as its newer claim
- * or re-arming left it. The due rows are found by key (`= any` of the ids, under
- * withIndexedPlans).
- */
-const KEEP_DUE = sql`,
-"moved" as (
-  update "webhook_due" as "q" set "next_attempt_at" = "settled"."next_attempt_at"
-  from "settled"
-  where "q"."delivery_id" = any(array(select "id" from "settled" where "status" = 'pending'))
-    and "settled"."id" = "q"."delivery_id"
-)
-delete from "webhook_due"
-where "delivery_id" = any(array(select "id" from "settled" where "status" <> 'pending'))`;
-
-/**
- * The attempt's log, its delivery's settlement and the due set's change in one
- * statement on PostgreSQL, where each is a round trip of the webhook lane: the
- * attempt is inserted by a data-modifying CTE of the settling UPDATE (it needs none of
- * the other's rows), and the due row, found by its key, follows the update: moved for a
- * retry, deleted once the delivery has ended, left as it is where the lease was lost.
- */
-const logAndSettleInOneStatement = compiledSql((...values: unknown[]) => {
-  const [id, deliveryId, endpointId, attemptedAt, statusCode, error, durationMs, excerpt] = values;
-  const [status, attempts, nextAttemptAt, lastStatusCode, lastError, updatedAt, key, lease] =
-    values.slice(attemptColumns.length);
-  return sql`with "attempt" as (
-  insert into "webhook_attempts" ("id", "delivery_id", "endpoint_id", "attempted_at", "status_code", "error", "duration_ms", "response_excerpt")
-  values (${id}, ${deliveryId}, ${endpointId}, ${attemptedAt}, ${statusCode}, ${error}, ${durationMs}, ${excerpt})
-),
-"settled" as (
-  update "webhook_deliveries"
-  set "status" = ${status}, "attempts" = ${attempts}, "next_attempt_at" = ${nextAttemptAt},
-    "last_status_code" = ${lastStatusCode}, "last_error" = ${lastError},
-    "updated_at" = ${updatedAt}, "locked_until" = 0
-  where "id" = ${key} and "locked_until" = ${lease}
-  returning "status", "next_attempt_at"
-),
-"moved" as (
-  update "webhook_due" set "next_attempt_at" = ${nextAttemptAt}
-  where "delivery_id" = ${key} and exists (select from "settled" where "status" = 'pending')
-)
-delete from "webhook_due"
-where "delivery_id" = ${key} and exists (select from "settled" where "status" <> 'pending')`;
-});
 
 /**
  * Ends an attempt: the delivery's status, count and next time, its lease given
- * back, and its place in the due set (moved for a retry, left once it has ended).
- * Only while the delivery still holds the lease of that attempt's claim
+ * back. Only while the delivery still holds the lease of that attempt's claim
  * (`lease`, its `locked_until`): a delivery re-armed meanwhile (a retry or a
  * recovery, here or in another instance) or claimed again after its lease
  * lapsed belongs to that newer claim, and this attempt's outcome must not end it.
@@ -266,13 +144,7 @@ export async function settleDelivery(
   lease: number,
   settlement: Settlement,
 ): Promise<void> {
-  const changed = await settleDeliveryRow(
-    db,
-    ...valuesIn(settlement, settlementColumns),
-    id,
-    lease,
-  );
-  if (changed > 0) await keepDue(db, id, settlement);
+  await settleDeliveryRow(db, ...valuesIn(settlement, settlementColumns), id, lease);
 }
 
 /** An attempt to log, and the settlement of its delivery under the lease of its claim. */
@@ -301,17 +173,14 @@ const logAndSettleManyInOneStatement = compiledSql(
     return sql`with "attempt" as (
   insert into "webhook_attempts" ("id", "delivery_id", "endpoint_id", "attempted_at", "status_code", "error", "duration_ms", "response_excerpt")
   select * from unnest(${id}::text[], ${deliveryId}::text[], ${endpointId}::text[], ${attemptedAt}::bigint[], ${statusCode}::integer[], ${error}::text[], ${durationMs}::integer[], ${excerpt}::text[])
-),
-"settled" as (
-  update "webhook_deliveries" as "d"
-  set "status" = "s"."status", "attempts" = "s"."attempts", "next_attempt_at" = "s"."next_attempt_at",
-    "last_status_code" = "s"."last_status_code", "last_error" = "s"."last_error",
-    "updated_at" = "s"."updated_at", "locked_until" = 0
-  from unnest(${status}::text[], ${attempts}::integer[], ${nextAttemptAt}::bigint[], ${lastStatusCode}::integer[], ${lastError}::text[], ${updatedAt}::bigint[], ${key}::text[], ${lease}::bigint[])
-    as "s"("status", "attempts", "next_attempt_at", "last_status_code", "last_error", "updated_at", "id", "lease")
-  where "d"."id" = "s"."id" and "d"."locked_until" = "s"."lease"
-  returning "d"."id", "d"."status", "d"."next_attempt_at"
-)${KEEP_DUE}`;
+)
+update "webhook_deliveries" as "d"
+set "status" = "s"."status", "attempts" = "s"."attempts", "next_attempt_at" = "s"."next_attempt_at",
+  "last_status_code" = "s"."last_status_code", "last_error" = "s"."last_error",
+  "updated_at" = "s"."updated_at", "locked_until" = 0
+from unnest(${status}::text[], ${attempts}::integer[], ${nextAttemptAt}::bigint[], ${lastStatusCode}::integer[], ${lastError}::text[], ${updatedAt}::bigint[], ${key}::text[], ${lease}::bigint[])
+  as "s"("status", "attempts", "next_attempt_at", "last_status_code", "last_error", "updated_at", "id", "lease")
+where "d"."id" = "s"."id" and "d"."locked_until" = "s"."lease"`;
   },
   { planEachCall: true },
 );
@@ -319,49 +188,37 @@ const logAndSettleManyInOneStatement = compiledSql(
 /**
  * Records attempts and settles their deliveries (see settleDelivery): each attempt
  * is logged even where its delivery no longer holds the lease. One statement on
- * PostgreSQL, however many; two or three per attempt on SQLite, where a statement is
- * a call into the library, not a round trip.
+ * PostgreSQL, however many; two per attempt on SQLite, where a statement is a call
+ * into the library, not a round trip.
  */
 export async function logAttemptsAndSettle(
   db: Kysely<DB>,
   items: readonly AttemptSettlement[],
 ): Promise<void> {
   if (engineOf(db) === 'postgres') {
-    await logAndSettleOnPostgres(db, items);
-    return;
-  }
-  for (const { attempt, lease, settlement } of items) {
-    await insertAttemptRow(db, attempt);
-    await settleDelivery(db, attempt.delivery_id, lease, settlement);
-  }
-}
-
-/** logAttemptsAndSettle on PostgreSQL: one statement, however many. */
-async function logAndSettleOnPostgres(
-  db: Kysely<DB>,
-  items: readonly AttemptSettlement[],
-): Promise<void> {
-  if (items.length === 1) {
-    const { attempt, lease, settlement } = items[0]!;
-    await logAndSettleInOneStatement(
-      db,
-      ...valuesIn(attempt, attemptColumns),
-      ...valuesIn(settlement, settlementColumns),
-      attempt.delivery_id,
-      lease,
-    );
-  } else if (items.length > 1) {
-    // Their due rows are found by key (withIndexedPlans): without statistics, PostgreSQL
-    // read the whole due set for a batch's ids at every settlement.
-    await withIndexedPlans(db, () =>
-      logAndSettleManyInOneStatement(
+    if (items.length === 1) {
+      const { attempt, lease, settlement } = items[0]!;
+      await logAndSettleInOneStatement(
+        db,
+        ...valuesIn(attempt, attemptColumns),
+        ...valuesIn(settlement, settlementColumns),
+        attempt.delivery_id,
+        lease,
+      );
+    } else if (items.length > 1) {
+      await logAndSettleManyInOneStatement(
         db,
         ...attemptColumns.map((column) => items.map((item) => item.attempt[column])),
         ...settlementColumns.map((column) => items.map((item) => item.settlement[column])),
         items.map((item) => item.attempt.delivery_id),
         items.map((item) => item.lease),
-      ),
-    );
+      );
+    }
+    return;
+  }
+  for (const { attempt, lease, settlement } of items) {
+    await insertAttemptRow(db, attempt);
+    await settleDelivery(db, attempt.delivery_id, lease, settlement);
   }
 }
 
@@ -449,20 +306,20 @@ export function listAttempts(db: Kysely<DB>, deliveryIds: string[]): Promise<Web
 /** The earliest time a pending delivery is due (respecting leases), or null. */
 export async function nextDeliveryDue(db: Kysely<DB>): Promise<number | null> {
   const row = await db
-    .selectFrom('webhook_due as q')
-    .innerJoin('webhook_deliveries as d', 'd.id', 'q.delivery_id')
+    .selectFrom('webhook_deliveries')
     .select((eb) =>
       eb.fn
         .min(
           eb
             .case()
-            .when('q.next_attempt_at', '>', eb.ref('d.locked_until'))
-            .then(eb.ref('q.next_attempt_at'))
-            .else(eb.ref('d.locked_until'))
+            .when('next_attempt_at', '>', eb.ref('locked_until'))
+            .then(eb.ref('next_attempt_at'))
+            .else(eb.ref('locked_until'))
             .end(),
         )
         .as('due'),
     )
+    .where('status', '=', 'pending')
     .executeTakeFirst();
   return row?.due == null ? null : Number(row.due);
 }
