@@ -227,15 +227,7 @@ export class WebhookWorker {
     if (!claimedAny) {
       // A lease lost in a crash is taken again after it lapses: no need to wait for the disk.
       const claimed = await store.write(
-        (tx) =>
-          claimDeliveries(
-            tx.db,
-            store.capabilities,
-            now,
-            room,
-            this.#o.timeoutMs + LEASE_MARGIN_MS,
-            busy,
-          ),
+        (tx) => claimDeliveries(tx.db, now, room, this.#o.timeoutMs + LEASE_MARGIN_MS, busy),
         { durable: false },
       );
       const events = new Map(

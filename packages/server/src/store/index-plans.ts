@@ -31,17 +31,35 @@ const INDEXED_PLANS = fixedQuery(
 );
 
 /**
- * PostgreSQL reads indexes with plain index scans only.
+ * PostgreSQL plans a named statement once, for every call, on plain index scans joined
+ * by nested loops.
  *
- * A settled delivery leaves its entry in the due index, pointing at the row version it
- * had while pending, until VACUUM comes by (autovacuum, a minute or more after a burst).
- * A plain index scan that finds such an entry dead marks it so, and later scans skip it;
- * a bitmap scan, which the planner picks for a claim whenever it expects few due rows,
- * never marks one. So every claim of a burst walked every delivery settled since the
- * last VACUUM: 60 000 of them cost each claim 7 ms, and the fan-out fell by a third
- * from its first 20 000 deliveries to its fourth (docs/benchmarks.md).
+ * For the webhook lane's statements: a batch of settlements, whose every row comes
+ * from an array parameter and is found by its key, and a claim, which walks the due
+ * index in order and takes what it found by key. That plan is right for any length of
+ * list and any size of table. Planned for each call instead, as an unnamed statement
+ * is, a settlement spent ~0.5 ms of PostgreSQL's time being parsed and planned, as
+ * much as 15 of its rows took to write, and a claim ~0.4 ms (docs/benchmarks.md).
+ * Named and planned once without these settings, such a statement is planned for a
+ * list of unknown length on a table that may hold no statistics, and can come out a
+ * hash join over the whole table (see ShapeOptions); with them there is no other
+ * plan to choose.
+ *
+ * Plain index scans, not bitmap scans: a settled delivery leaves its entry in the due
+ * index, pointing at the row version it had while pending, until VACUUM comes by
+ * (autovacuum, a minute or more after a burst). A plain index scan that finds such an
+ * entry dead marks it so, and later scans skip it; a bitmap scan, which the planner
+ * picks for a claim whenever it expects few due rows, never marks one. So every claim
+ * of a burst walked every delivery settled since the last VACUUM: 60 000 of them cost
+ * each claim 7 ms, and the fan-out fell by a third from its first 20 000 deliveries to
+ * its fourth (docs/benchmarks.md).
  */
-const PLAIN_INDEX_SCANS = fixedQuery('set local enable_bitmapscan = off');
+const FIXED_INDEX_PLANS = fixedQuery(
+  "select set_config('plan_cache_mode', 'force_generic_plan', true), " +
+    "set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), " +
+    "set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true), " +
+    "set_config('jit', 'off', true)",
+);
 
 /**
  * Runs `statement` after `settings` on PostgreSQL. The settings are sent first and
@@ -63,7 +81,10 @@ export function withIndexedPlans<T, R>(db: Kysely<T>, statement: () => Promise<R
   return after(INDEXED_PLANS, db, statement);
 }
 
-/** `statement`, and the rest of `db`'s transaction, on plain index scans (see PLAIN_INDEX_SCANS). */
-export function withPlainIndexScans<T, R>(db: Kysely<T>, statement: () => Promise<R>): Promise<R> {
-  return after(PLAIN_INDEX_SCANS, db, statement);
+/**
+ * `statement`, a named one, and the rest of `db`'s transaction, planned once for every
+ * call, on plain index scans and nested loops (see FIXED_INDEX_PLANS).
+ */
+export function withFixedIndexPlans<T, R>(db: Kysely<T>, statement: () => Promise<R>): Promise<R> {
+  return after(FIXED_INDEX_PLANS, db, statement);
 }

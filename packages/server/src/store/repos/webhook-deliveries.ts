@@ -1,7 +1,7 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
-import { engineOf, type Capabilities } from '../capabilities.ts';
+import { engineOf } from '../capabilities.ts';
 import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
-import { withPlainIndexScans } from '../index-plans.ts';
+import { withFixedIndexPlans } from '../index-plans.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -32,33 +32,51 @@ export async function insertDeliveries(db: Kysely<DB>, rows: WebhookDeliveryRow[
  */
 export async function claimDeliveries(
   db: Kysely<DB>,
-  capabilities: Capabilities,
   now: number,
   limit: number,
   leaseMs: number,
   busyEndpoints: string[],
 ): Promise<WebhookDeliveryRow[]> {
-  // Settled deliveries' entries are marked dead as the claim passes them (see withPlainIndexScans).
-  return withPlainIndexScans(db, () =>
-    db
-      .updateTable('webhook_deliveries')
-      .set({ locked_until: now + leaseMs })
-      .where('id', 'in', (eb) => {
-        let q = eb
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .where('locked_until', '<=', now);
-        if (busyEndpoints.length > 0) q = q.where('endpoint_id', 'not in', busyEndpoints);
-        q = q.orderBy('next_attempt_at').limit(limit);
-        if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
-        return q;
-      })
-      .returningAll()
-      .execute(),
-  );
+  if (engineOf(db) === 'postgres') {
+    // Settled deliveries' entries are marked dead as the claim passes them (see
+    // withFixedIndexPlans); the busy endpoints are one array, so the claim is one shape.
+    return withFixedIndexPlans(db, () =>
+      claimOnPostgres(db, now + leaseMs, now, busyEndpoints, limit),
+    );
+  }
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: now + leaseMs })
+    .where('id', 'in', (eb) => {
+      let q = eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where('locked_until', '<=', now);
+      if (busyEndpoints.length > 0) q = q.where('endpoint_id', 'not in', busyEndpoints);
+      // SQLite has one writer: no other claim can hold a row this one finds.
+      return q.orderBy('next_attempt_at').limit(limit);
+    })
+    .returningAll()
+    .execute();
 }
+
+/**
+ * A claim on PostgreSQL, prepared and planned once (see withFixedIndexPlans): the due
+ * index walked in order, each row taken by its key, rows another claim holds skipped.
+ */
+const claimOnPostgres = compiledSql(
+  (lockedUntil: unknown, now: unknown, busy: unknown, limit: unknown) =>
+    sql<WebhookDeliveryRow>`update "webhook_deliveries" set "locked_until" = ${lockedUntil}
+where "id" in (
+  select "id" from "webhook_deliveries"
+  where "status" = 'pending' and "next_attempt_at" <= ${now} and "locked_until" <= ${now}
+    and "endpoint_id" <> all(${busy}::text[])
+  order by "next_attempt_at" limit ${limit} for update skip locked
+)
+returning *`,
+);
 
 /** One delivery. */
 export function findDelivery(db: Kysely<DB>, id: string): Promise<WebhookDeliveryRow | undefined> {
@@ -161,16 +179,14 @@ export interface AttemptSettlement {
  * settles the attempts that ended within a few milliseconds together (up to 64),
  * and the webhook lane runs one statement per round trip: settled one by one, a
  * batch of them held the lane for 64 round trips, and the claims that keep the
- * endpoints busy waited behind it. Planned per call (array parameters, see
- * ShapeOptions).
+ * endpoints busy waited behind it. Prepared, and planned once (see
+ * withFixedIndexPlans): each delivery is found by its id, whatever the length of the lists.
  */
-const logAndSettleManyInOneStatement = compiledSql(
-  (...columns: unknown[]) => {
-    const [id, deliveryId, endpointId, attemptedAt, statusCode, error, durationMs, excerpt] =
-      columns;
-    const [status, attempts, nextAttemptAt, lastStatusCode, lastError, updatedAt, key, lease] =
-      columns.slice(attemptColumns.length);
-    return sql`with "attempt" as (
+const logAndSettleManyInOneStatement = compiledSql((...columns: unknown[]) => {
+  const [id, deliveryId, endpointId, attemptedAt, statusCode, error, durationMs, excerpt] = columns;
+  const [status, attempts, nextAttemptAt, lastStatusCode, lastError, updatedAt, key, lease] =
+    columns.slice(attemptColumns.length);
+  return sql`with "attempt" as (
   insert into "webhook_attempts" ("id", "delivery_id", "endpoint_id", "attempted_at", "status_code", "error", "duration_ms", "response_excerpt")
   select * from unnest(${id}::text[], ${deliveryId}::text[], ${endpointId}::text[], ${attemptedAt}::bigint[], ${statusCode}::integer[], ${error}::text[], ${durationMs}::integer[], ${excerpt}::text[])
 )
@@ -181,9 +197,7 @@ set "status" = "s"."status", "attempts" = "s"."attempts", "next_attempt_at" = "s
 from unnest(${status}::text[], ${attempts}::integer[], ${nextAttemptAt}::bigint[], ${lastStatusCode}::integer[], ${lastError}::text[], ${updatedAt}::bigint[], ${key}::text[], ${lease}::bigint[])
   as "s"("status", "attempts", "next_attempt_at", "last_status_code", "last_error", "updated_at", "id", "lease")
 where "d"."id" = "s"."id" and "d"."locked_until" = "s"."lease"`;
-  },
-  { planEachCall: true },
-);
+});
 
 /**
  * Records attempts and settles their deliveries (see settleDelivery): each attempt
@@ -206,12 +220,14 @@ export async function logAttemptsAndSettle(
         lease,
       );
     } else if (items.length > 1) {
-      await logAndSettleManyInOneStatement(
-        db,
-        ...attemptColumns.map((column) => items.map((item) => item.attempt[column])),
-        ...settlementColumns.map((column) => items.map((item) => item.settlement[column])),
-        items.map((item) => item.attempt.delivery_id),
-        items.map((item) => item.lease),
+      await withFixedIndexPlans(db, () =>
+        logAndSettleManyInOneStatement(
+          db,
+          ...attemptColumns.map((column) => items.map((item) => item.attempt[column])),
+          ...settlementColumns.map((column) => items.map((item) => item.settlement[column])),
+          items.map((item) => item.attempt.delivery_id),
+          items.map((item) => item.lease),
+        ),
       );
     }
     return;
