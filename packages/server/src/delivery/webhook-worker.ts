@@ -16,7 +16,12 @@ import type { Store } from '../store/store.ts';
 import { isoTime } from '../presenters/time.ts';
 import { EndpointRows } from './endpoint-rows.ts';
 import { posterOn, type PostResult, type WebhookPoster } from './post-webhook.ts';
-import { planSettlement, writeSettlements, type SettlementPlan } from './settle-attempt.ts';
+import {
+  planSettlement,
+  SETTLEMENT,
+  writeSettlements,
+  type SettlementPlan,
+} from './settle-attempt.ts';
 import { signatureHeaders } from './sign.ts';
 
 /** Identifies the sender to receivers' logs and firewalls. */
@@ -407,15 +412,18 @@ export class WebhookWorker {
     const endpoint = await this.#endpoints.get(delivery.endpoint_id);
     const attemptedAt = clock.now();
     if (!event || !endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
-      await store.write((tx) =>
-        settleDelivery(tx.db, delivery.id, delivery.locked_until, {
-          status: 'failed',
-          attempts: delivery.attempts,
-          next_attempt_at: delivery.next_attempt_at,
-          last_status_code: delivery.last_status_code,
-          last_error: 'endpoint_disabled',
-          updated_at: attemptedAt,
-        }),
+      // Lost in a crash, the delivery is pending again and comes back here (see SETTLEMENT).
+      await store.write(
+        (tx) =>
+          settleDelivery(tx.db, delivery.id, delivery.locked_until, {
+            status: 'failed',
+            attempts: delivery.attempts,
+            next_attempt_at: delivery.next_attempt_at,
+            last_status_code: delivery.last_status_code,
+            last_error: 'endpoint_disabled',
+            updated_at: attemptedAt,
+          }),
+        SETTLEMENT,
       );
       return { settling: Promise.resolve() };
     }

@@ -18,6 +18,7 @@ import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSecretBox } from '../../src/lib/secret-box.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
+import type { WriteOptions } from '../../src/store/write-queue.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -97,6 +98,8 @@ for (const engine of ENGINES) {
       };
       // Claims are the worker's writes that need not wait for the disk, settlements aside.
       let claims = 0;
+      /** The options of every write the worker asked for, in order. */
+      const asked: (WriteOptions | undefined)[] = [];
       const counted: Store = {
         engine: store.engine,
         capabilities: store.capabilities,
@@ -105,6 +108,7 @@ for (const engine of ENGINES) {
           return store.db;
         },
         write: (unit, options) => {
+          asked.push(options);
           const written = store.write(unit, options);
           if (options?.durable === false && options !== SETTLEMENT) {
             claims++;
@@ -125,8 +129,34 @@ for (const engine of ENGINES) {
         // One at a time by default: each attempt's end is a round's chance to claim.
         perEndpoint,
       });
-      return { clock, contact, settled, worker, claims: () => claims };
+      return { clock, contact, settled, worker, claims: () => claims, asked, endpoint };
     }
+
+    test('a delivery whose endpoint was disabled after it was recorded is failed without waiting for the disk, as any settlement', async () => {
+      const { contact, worker, asked, endpoint } = await scenario('/claims/disabled');
+      await contact('+14155550190');
+      await store.write((tx) =>
+        tx.db
+          .updateTable('webhook_endpoints')
+          .set({ enabled: 0 })
+          .where('id', '=', endpoint.id)
+          .execute(),
+      );
+      assert.equal(await worker.runOnce(), 1);
+      const [delivery] = await store.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('endpoint_id', '=', endpoint.id)
+        .execute();
+      assert.deepEqual([delivery?.status, delivery?.last_error], ['failed', 'endpoint_disabled']);
+      assert.deepEqual(
+        asked.map((options) => options?.durable),
+        [false, false],
+        'the claim, then the settlement',
+      );
+      assert.equal(asked[1], SETTLEMENT);
+      await worker.stop();
+    });
 
     test('once a claim comes back short, rounds claim nothing more until a new delivery is signalled or a poll interval has passed', async () => {
       const { clock, contact, settled, worker, claims } = await scenario('/claims');

@@ -94,9 +94,16 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `switchboard serve` on a free port and waits (150 x 100 ms at most)
- * until `/healthz` answers 200. Fails, with the child's output, if it exits
- * or never answers; the child is killed in that case.
+ * How long `startServe` waits for `/healthz`. A start takes a second or two alone; under
+ * the whole suite on two cores, with more work on the machine besides, one took over
+ * 15 s (the bound before this one).
+ */
+const HEALTHY_WITHIN_MS = 60_000;
+
+/**
+ * Starts `switchboard serve` on a free port and waits (HEALTHY_WITHIN_MS at most,
+ * asking every 100 ms) until `/healthz` answers 200. Fails, with the child's output,
+ * if it exits or never answers; the child is killed in that case.
  */
 export async function startServe(
   env: Record<string, string>,
@@ -137,7 +144,8 @@ export async function startServe(
     exited,
     stop,
   };
-  for (let attempt = 0; attempt < 150; attempt++) {
+  const deadline = performance.now() + HEALTHY_WITHIN_MS;
+  for (let attempt = 0; attempt < 600 && performance.now() < deadline; attempt++) {
     if (exitedWith) break;
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
