@@ -62,7 +62,10 @@ export interface ShapeOptions {
    * elements come: the receipts' lookup by carrier reference hash-joined the whole
    * messages table (5 ms at 6,500 messages, 35 ms at 15,000, and growing with it)
    * where the plan for the actual list probes two indexes. For statements that run
-   * once per batch, where planning (~0.1 ms) is cheap.
+   * once per batch and whose best plan depends on the list (a join hashed or not).
+   * Where one plan is right for every list (each row found by its key), the statement
+   * is named instead and run under `withFixedIndexPlans` (index-plans.ts): planning at
+   * every call cost the webhook lane's settlements ~0.5 ms each.
    */
   planEachCall?: boolean;
 }
