@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -66,17 +67,50 @@ export function jsonOutput(result: CliResult): any {
   return JSON.parse(lines[0]!);
 }
 
-/** A port nobody listens on right now: the OS picks one, and it is given back. */
+/**
+ * The ports the kernel hands out by itself, to `listen(0)` and to outgoing connections
+ * (Linux's `ip_local_port_range`; its default where the file cannot be read).
+ */
+function ephemeralPorts(): { low: number; high: number } {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return { low: low!, high: high! };
+  } catch {
+    // Not Linux: the IANA range.
+  }
+  return { low: 49152, high: 65535 };
+}
+
+/** Where `freePort` picks from: below the kernel's own ports and above the well-known ones. */
+export const CHOSEN_PORTS = { low: 10_000, high: Math.min(ephemeralPorts().low, 49152) - 1 };
+
+/**
+ * A port nobody listens on right now, for a child process to listen on later.
+ *
+ * Picked at random below the kernel's ephemeral range, and tried: a port the kernel gave
+ * out and took back would be given again to the next `listen(0)` or outgoing connection
+ * of any process, and so a child that starts a second later could find its port taken,
+ * or its `/healthz` answered by another test file's server on it.
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port =
+      CHOSEN_PORTS.low + Math.floor(Math.random() * (CHOSEN_PORTS.high - CHOSEN_PORTS.low + 1));
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port in 100 tries');
+}
+
+/** Whether a server can listen on 127.0.0.1:`port` now (it is closed again at once). */
+function canListen(port: number): Promise<boolean> {
   const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address !== 'object') throw new Error('no port');
-  return address.port;
 }
 
 /** A `switchboard serve` child process. */
