@@ -3,7 +3,7 @@ import { newId } from '../../lib/ids.ts';
 import {
   findDelivery,
   insertDeliveries,
-  updateDelivery,
+  rearmDeliveries,
 } from '../../store/repos/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
 import type { WriteTx } from '../../store/write-queue.ts';
@@ -33,13 +33,7 @@ export async function retryDelivery(
   if (!delivery || delivery.endpoint_id !== endpointId) throw notFound('delivery', deliveryId);
   const now = deps.clock.now();
   // Attempts restart from zero so a manual retry gets the whole schedule again.
-  await updateDelivery(tx.db, deliveryId, {
-    status: 'pending',
-    attempts: 0,
-    next_attempt_at: now,
-    locked_until: 0,
-    updated_at: now,
-  });
+  await rearmDeliveries(tx.db, { id: deliveryId }, now);
   tx.publish('webhook.pending', null);
   return deliveryId;
 }
@@ -72,12 +66,7 @@ export async function recoverEvents(
   const ids = events.map((e) => e.id);
   if (ids.length === 0) return 0;
   // Existing deliveries are re-armed; events never delivered here get a new one.
-  await tx.db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: now, locked_until: 0, updated_at: now })
-    .where('endpoint_id', '=', endpointId)
-    .where('event_id', 'in', ids)
-    .execute();
+  await rearmDeliveries(tx.db, { endpointId, eventIds: ids }, now);
   await insertDeliveries(
     tx.db,
     ids.map((id) => pendingDelivery(id, endpointId, now)),

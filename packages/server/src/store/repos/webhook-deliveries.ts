@@ -83,13 +83,31 @@ export function findDelivery(db: Kysely<DB>, id: string): Promise<WebhookDeliver
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Changes a delivery's columns. */
-export async function updateDelivery(
+/**
+ * Deliveries sent again from `now`: pending, their attempts counted from zero (the
+ * whole schedule again), any lease given up. `where` names one delivery, or an
+ * endpoint's deliveries of some events.
+ */
+export async function rearmDeliveries(
   db: Kysely<DB>,
-  id: string,
-  values: Partial<Omit<WebhookDeliveryRow, 'id' | 'event_id' | 'endpoint_id' | 'created_at'>>,
+  where: { id: string } | { endpointId: string; eventIds: string[] },
+  now: number,
 ): Promise<void> {
-  await db.updateTable('webhook_deliveries').set(values).where('id', '=', id).execute();
+  const update = db.updateTable('webhook_deliveries').set({
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: 0,
+    updated_at: now,
+  });
+  if ('id' in where) {
+    await update.where('id', '=', where.id).execute();
+  } else if (where.eventIds.length > 0) {
+    await update
+      .where('endpoint_id', '=', where.endpointId)
+      .where('event_id', 'in', where.eventIds)
+      .execute();
+  }
 }
 
 /** Every column of `webhook_attempts`, in the order the compiled statements list them. */
