@@ -20,8 +20,8 @@ export interface RunningServer {
 
 /**
  * Starts the service as `switchboard serve` does: the store thread (the writer,
- * every command, the background workers of the `worker` role), then the HTTP app
- * on this thread with a read-only connection of its own, listening.
+ * every command), then the HTTP app on this thread with a read-only connection of
+ * its own, listening, and only then the background workers of the `worker` role.
  * `onFatal` hears of a store thread that died: the service cannot change anything
  * after that.
  */
@@ -57,6 +57,8 @@ export async function startServer(
     if (store.engine === 'postgres') await warnOfUpkeep(store.db, logger);
     app = await buildApp({ config, store, changes: thread.changes, logger, clock, secrets });
     await app.listen({ port: config.port, host: config.host });
+    // Only a service that listens sends anything: one whose port is taken exits first.
+    thread.startWorkers();
   } catch (error) {
     await close();
     throw error;

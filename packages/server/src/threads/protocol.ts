@@ -21,6 +21,8 @@ export type ToStoreThread =
   | { kind: 'subscribe'; topics: string[] }
   /** What the webhook POST the store thread asked for came to. */
   | { kind: 'posted'; id: number; result: PostResult }
+  /** The service is listening: start the background workers (of the `worker` role). */
+  | { kind: 'start-workers' }
   /** Finish the commands in flight, stop the workers, close the store. */
   | { kind: 'stop' };
 

@@ -60,9 +60,20 @@ const webhookPoster: WebhookPoster = (post) =>
     outbox.send({ kind: 'post', id, post });
   });
 
-const background: Background | null = config.roles.includes('worker')
-  ? await startBackground({ config, store, clock: systemClock, logger, secrets, webhookPoster })
-  : null;
+/**
+ * The background workers, started only once the HTTP thread listens (`start-workers`):
+ * a `serve` whose port turned out taken exits without having sent a message or a
+ * webhook, where before it delivered for the second or so it took to give up.
+ */
+let background: Promise<Background | null> | null = null;
+function startWorkers(): void {
+  background ??= config.roles.includes('worker')
+    ? startBackground({ config, store, clock: systemClock, logger, secrets, webhookPoster })
+    : Promise.resolve(null);
+  background.catch((error: unknown) => {
+    outbox.send({ kind: 'fatal', error: carryError(error) });
+  });
+}
 
 // Signals go to the HTTP thread only for topics it listens to: the realtime hub listens
 // only while a softphone is connected, and each relayed signal costs both threads.
@@ -87,7 +98,8 @@ let stopping: Promise<void> | null = null;
 
 async function stop(): Promise<void> {
   while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-  await background?.stop();
+  // Started or still starting: either way stopped once it has started.
+  await (await background?.catch(() => null))?.stop();
   subscribe([]);
   await store.close();
   outbox.send({ kind: 'stopped' });
@@ -100,6 +112,8 @@ port.on('message', (batch: Batch<ToStoreThread>) => {
     if (message.kind === 'posted') {
       posts.get(message.id)?.(message.result);
       posts.delete(message.id);
+    } else if (message.kind === 'start-workers') {
+      if (!stopping) startWorkers();
     } else if (message.kind === 'subscribe') {
       subscribe(message.topics);
     } else if (message.kind === 'stop') {

@@ -23,6 +23,8 @@ export interface StoreThread {
   changes: Changes;
   /** The store thread's committed-change signals, for the topics listened to here. */
   signals: EventEmitter;
+  /** Starts the background workers of the `worker` role; called once the service listens. */
+  startWorkers(): void;
   /** Finishes the commands in flight, stops the workers and closes the store. */
   stop(): Promise<void>;
 }
@@ -157,6 +159,9 @@ export async function startStoreThread(options: {
     changes: {
       run: (name, input, options) => send({ name, input, options }),
       runIdempotently: (name, input, under, options) => send({ name, input, under, options }),
+    },
+    startWorkers() {
+      if (!dead) outbox.send({ kind: 'start-workers' });
     },
     async stop() {
       if (dead) return;
