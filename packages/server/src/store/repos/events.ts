@@ -28,8 +28,8 @@ export async function insertEvent(db: Kysely<DB>, row: EventRow): Promise<void> 
  * The events of a list of ids on PostgreSQL: one array parameter, not an `in` list of
  * as many parameters as ids, whose SQL Kysely built again at every claim and
  * PostgreSQL parsed and planned as a new statement for each length. For 64 events,
- * 200–290 µs of PostgreSQL's CPU and 220–330 µs of the caller's became 110–180 and
- * 150–310 (docs/benchmarks.md). Planned for its list at each call, not prepared by
+ * 200–360 µs of PostgreSQL's CPU and 220–515 µs of the caller's became 110–240 and
+ * 143–312 (docs/benchmarks.md). Planned for its list at each call, not prepared by
  * name: a generic plan made while the table was a page or two would be a sequential
  * scan, kept on that connection for good as the table grows (see ShapeOptions).
  */
