@@ -252,9 +252,17 @@ async function stopService(running: Running): Promise<void> {
 }
 
 let store: Store | null = null;
-/** The bench's own connection to the service's database, for seeding and counting. */
+/**
+ * The bench's own connection to the service's database, for seeding and counting. Not an
+ * instance: it does not listen, or the service would relay its signals to it.
+ */
 const openBenchStore = () =>
-  openStore({ dataDir: place.dataDir, databaseUrl: place.databaseUrl, durability: 'normal' });
+  openStore({
+    dataDir: place.dataDir,
+    databaseUrl: place.databaseUrl,
+    durability: 'normal',
+    hearOthers: false,
+  });
 const receiver = await startReceiver();
 try {
   log('reference server: POST, durable group commit');
@@ -314,8 +322,8 @@ try {
   }
   await reference.stop();
   await floor.stop();
-  // Closed while the probes run: on PostgreSQL it listens for the service's signals, and
-  // reading them took this process's time from the probes' clients on the same cores.
+  // Closed while the probes run, so that nothing of this process but their clients shares
+  // the cores with the service.
   await store.close();
   store = null;
 

@@ -67,11 +67,16 @@ function modeOption(values: Values): Mode {
   return mode;
 }
 
+/**
+ * The store of a command other than `serve`: it hears no other process's signals (it
+ * has no softphone or worker to tell), so it does not count as an instance listening.
+ */
 async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): Promise<T> {
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     durability: config.durability,
+    hearOthers: false,
   });
   try {
     return await fn(store);

@@ -34,6 +34,12 @@ export interface StoreOptions {
    * short-lived commands keep SQLite's default.
    */
   checkpointThread?: boolean;
+  /**
+   * PostgreSQL: listen for the signals other processes sharing the database commit
+   * (default true). A short-lived command has no one to tell what it would hear; it
+   * does not listen, and its own signals always go out.
+   */
+  hearOthers?: boolean;
 }
 
 /**
@@ -206,27 +212,30 @@ function openSqliteStore(options: StoreOptions): Opened {
  * The PostgreSQL modules (and the `pg` driver under them) are loaded only when a
  * `DATABASE_URL` asks for them: a SQLite server never holds them in memory (~8 MB).
  */
-async function openPostgresStore(databaseUrl: string): Promise<Opened> {
-  const [{ openPostgresPool, postgresDialect }, { listenForSignals, newOrigin }, { postgresLane }] =
-    await Promise.all([
-      import('./dialects/postgres.ts'),
-      import('./dialects/postgres-signal-relay.ts'),
-      import('./dialects/postgres-lane.ts'),
-    ]);
+async function openPostgresStore(databaseUrl: string, hearOthers: boolean): Promise<Opened> {
+  const [
+    { openPostgresPool, postgresDialect },
+    { alwaysRelay, listenForSignals, newOrigin },
+    { postgresLane },
+  ] = await Promise.all([
+    import('./dialects/postgres.ts'),
+    import('./dialects/postgres-signal-relay.ts'),
+    import('./dialects/postgres-lane.ts'),
+  ]);
   const pool = openPostgresPool(databaseUrl);
   const db = new Kysely<DB>({ dialect: postgresDialect(pool) });
   const signals = new EventEmitter();
   // Several instances may share this database: each hears the others' committed signals.
   const origin = newOrigin();
-  const relay = listenForSignals(databaseUrl, origin, (topic, payload) =>
-    signals.emit(topic, payload),
-  );
+  const relay = hearOthers
+    ? listenForSignals(databaseUrl, origin, (topic, payload) => signals.emit(topic, payload))
+    : { ...alwaysRelay(origin), close: async () => {} };
   // The lanes, each one transaction at a time on a connection of its own (see
   // WriteOptions.lane and dialects/postgres-lane.ts). They touch different rows almost
   // always (new sends, the receipts of earlier ones, the attempts of their webhooks);
   // when they do meet, PostgreSQL's row locks order them, as they do for instances
   // sharing the database.
-  const connections = WRITE_LANES.map(() => postgresLane(databaseUrl, origin));
+  const connections = WRITE_LANES.map(() => postgresLane(databaseUrl, relay));
   // Each lane's connection pipelines (WriteQueueOptions.pipelined).
   const requests = new WriteQueue(connections[WRITE_LANES.indexOf('request')]!.run, signals, {
     pipelined: true,
@@ -325,7 +334,7 @@ export async function openReadStore(
 /** Opens the configured store and brings its schema to the latest migration. */
 export async function openStore(options: StoreOptions): Promise<Store> {
   const { store, migrationDb } = options.databaseUrl
-    ? await openPostgresStore(options.databaseUrl)
+    ? await openPostgresStore(options.databaseUrl, options.hearOthers ?? true)
     : openSqliteStore(options);
   try {
     await migrate(migrationDb);

@@ -6,7 +6,13 @@ import { Socket } from 'node:net';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
-import { NOTIFY_QUERY, SIGNAL_CHANNEL } from '../../src/store/dialects/postgres-signal-relay.ts';
+import {
+  LISTENER_NAME,
+  listenForSignals,
+  newOrigin,
+  NOTIFY_QUERY,
+  SIGNAL_CHANNEL,
+} from '../../src/store/dialects/postgres-signal-relay.ts';
 import { pendingDelivery, recordEvents } from '../../src/commands/record-event.ts';
 import {
   applySettlements,
@@ -31,7 +37,8 @@ import { sha256Hex } from '../../src/lib/secrets.ts';
 /**
  * Records the queries pg clients of this process send while `recording` is set:
  * each is a round trip to the server. Installed before the store opens, since the
- * store's connections keep the `query` they were made with.
+ * store's connections keep the `query` they were made with. A listener's own queries
+ * (its look for other instances, once a second) are no lane's and are not recorded.
  */
 const sent: string[] = [];
 let recording = false;
@@ -46,7 +53,9 @@ const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   const [text] = args;
   const result = (query as (...a: unknown[]) => unknown).apply(this, args);
-  if (recording) {
+  const name = (this as unknown as { connectionParameters: { application_name?: string } })
+    .connectionParameters.application_name;
+  if (recording && name !== LISTENER_NAME) {
     sent.push(typeof text === 'string' ? text : ((text as { text?: string }).text ?? '?'));
     if (result instanceof Promise) {
       // Sent with nothing awaited: the client waits for this one's answer.
@@ -100,6 +109,9 @@ if (ENGINES.includes('postgres')) {
     let store: Store;
     let admin: pg.Client;
 
+    /** Another instance on the database: the store relays its batches' signals to it. */
+    let instance: { close(): Promise<void> };
+
     before(async () => {
       database = await createTestDatabase('postgres');
       store = await openStore(database.options);
@@ -108,8 +120,16 @@ if (ENGINES.includes('postgres')) {
       await store.write((tx) =>
         sql`create table lane_rows (id text primary key)`.execute(tx.db).then(() => undefined),
       );
+      let heard = false;
+      instance = listenForSignals(database.options.databaseUrl!, newOrigin(), () => (heard = true));
+      for (let i = 0; i < 100 && !heard; i++) {
+        await store.write(async (tx) => tx.publish('lane.probe', i));
+        await sleep(20);
+      }
+      assert.ok(heard, 'the store relays to the other instance');
     });
     after(async () => {
+      await instance.close();
       await admin.end();
       await store.close();
       await database.drop();
@@ -651,6 +671,60 @@ if (ENGINES.includes('postgres')) {
           pid,
           `${lane} on a new connection`,
         );
+      }
+    });
+  });
+
+  describe('write lanes on PostgreSQL: signals for other instances', () => {
+    let database: TestDatabase;
+    before(async () => {
+      database = await createTestDatabase('postgres');
+    });
+    after(() => database.drop());
+
+    test('while no other instance listens, a batch sends no NOTIFY, and its signals are still emitted in its own process', async () => {
+      const store = await openStore(database.options);
+      try {
+        const heard: unknown[] = [];
+        store.signals.on('lane.alone', (payload) => heard.push(payload));
+        // Until its listener has looked for others, the store assumes they listen.
+        let queries: string[] = [];
+        for (let i = 0; i < 100; i++) {
+          queries = await queriesDuring(() =>
+            store.write(async (tx) => tx.publish('lane.alone', i)),
+          );
+          if (!queries.includes(NOTIFY_QUERY.text)) break;
+          await sleep(20);
+        }
+        assert.deepEqual(queries, ['begin', 'commit']);
+        assert.equal(heard.length > 0 && heard.at(-1), heard.length - 1);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a command's store does not listen, and relays every batch's signals whoever listens", async () => {
+      const store = await openStore({ ...database.options, hearOthers: false });
+      try {
+        for (let i = 0; i < 3; i++) {
+          const queries = await queriesDuring(() =>
+            store.write(async (tx) => tx.publish('lane.command', i)),
+          );
+          assert.deepEqual(queries, ['begin', NOTIFY_QUERY.text, 'commit']);
+          await sleep(20);
+        }
+        const client = new pg.Client({ connectionString: database.options.databaseUrl! });
+        await client.connect();
+        const { rows } = await client
+          .query<{ n: string }>(
+            `select count(*) as n from pg_stat_activity
+              where datname = current_database() and application_name = $1`,
+            [LISTENER_NAME],
+          )
+          .finally(() => client.end());
+        assert.equal(Number(rows[0]!.n), 0, 'no listening connection');
+      } finally {
+        await store.close();
       }
     });
   });

@@ -1,10 +1,11 @@
 // Committed signals between processes sharing a PostgreSQL database (LISTEN/NOTIFY):
 // how a batch's signals are packed into notifications, sent in one statement, and heard.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, afterEach, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import {
+  LISTENER_NAME,
   listenForSignals,
   newOrigin,
   NOTIFY_QUERY,
@@ -137,6 +138,81 @@ if (ENGINES.includes('postgres')) {
       } finally {
         await relay.close();
       }
+    });
+  });
+
+  describe('whether another instance listens, on PostgreSQL', () => {
+    let database: TestDatabase;
+    const relays: { close(): Promise<void> }[] = [];
+    /** A listener on the test's database, closed after the test. */
+    const listener = (presencePollMs: number) => {
+      const relay = listenForSignals(
+        database.options.databaseUrl!,
+        newOrigin(),
+        () => {},
+        () => {},
+        { presencePollMs },
+      );
+      relays.push(relay);
+      return relay;
+    };
+
+    before(async () => {
+      database = await createTestDatabase('postgres');
+    });
+    afterEach(async () => {
+      await Promise.all(relays.splice(0).map((relay) => relay.close()));
+    });
+    after(() => database.drop());
+
+    test('a listener assumes others listen until it has looked, and finds none when it is alone', async () => {
+      const alone = listener(60_000);
+      assert.equal(alone.othersListening(), true);
+      await until(() => !alone.othersListening());
+      assert.equal(alone.othersListening(), false);
+    });
+
+    test('an instance that starts announces itself: one alone relays again at once, not a poll later', async () => {
+      // It looks once as it starts, then not again for a minute.
+      const first = listener(60_000);
+      await until(() => !first.othersListening());
+      assert.equal(first.othersListening(), false);
+      listener(60_000);
+      await until(() => first.othersListening());
+      assert.equal(first.othersListening(), true);
+    });
+
+    test("another instance's listening connection is found by its name, and relaying stops a poll after it leaves", async () => {
+      const relay = listener(30);
+      await until(() => !relay.othersListening());
+      assert.equal(relay.othersListening(), false);
+      // A listening connection that never announced itself: only the poll can find it.
+      const silent = new pg.Client({
+        connectionString: database.options.databaseUrl!,
+        application_name: LISTENER_NAME,
+      });
+      await silent.connect();
+      try {
+        await until(() => relay.othersListening());
+        assert.equal(relay.othersListening(), true);
+      } finally {
+        await silent.end();
+      }
+      await until(() => !relay.othersListening());
+      assert.equal(relay.othersListening(), false);
+    });
+
+    test('a notification from a process that does not listen (a command) makes a listener relay until its next look', async () => {
+      const relay = listener(60_000);
+      await until(() => !relay.othersListening());
+      assert.equal(relay.othersListening(), false);
+      const command = new pg.Client({ connectionString: database.options.databaseUrl! });
+      await command.connect();
+      await command
+        .query({ ...NOTIFY_QUERY, values: [[`${newOrigin()} [["contact.created",{}]]`]] })
+        .finally(() => command.end());
+      await until(() => relay.othersListening());
+      assert.equal(relay.othersListening(), true);
     });
   });
 }

@@ -5,7 +5,7 @@ import type { DB } from '../schema.ts';
 import { registerDirectRunner } from '../compiled.ts';
 import { TransactionAborted, type Signal, type TransactionRunner } from '../write-queue.ts';
 import { prepareFixedShapes, types } from './postgres.ts';
-import { NOTIFY_QUERY, notifyPayloads } from './postgres-signal-relay.ts';
+import { NOTIFY_QUERY, notifyPayloads, type SignalRelay } from './postgres-signal-relay.ts';
 
 /** How long opening a lane's connection may take before the transaction fails. */
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -41,7 +41,8 @@ export interface PostgresLane {
  * signals for other processes) and its `commit` go out together, with the next
  * batch's statements behind them before their answer comes. A batch of sixteen
  * sends took eighteen round trips one after another; now about two, and the next
- * batch's overlap the commit's wait for the disk.
+ * batch's overlap the commit's wait for the disk. While no other instance listens
+ * (`relay.othersListening`), a batch sends no NOTIFYs at all.
  *
  * A transaction left aborted by a statement whose error a unit swallowed is seen at
  * the commit, which PostgreSQL completes as a ROLLBACK, and reported as
@@ -52,7 +53,7 @@ export interface PostgresLane {
  * dead as it begins (the server restarted or ended the session, and the socket has
  * not said so yet) begins again on a new one: nothing of it has run.
  */
-export function postgresLane(connectionString: string, origin: string): PostgresLane {
+export function postgresLane(connectionString: string, relay: SignalRelay): PostgresLane {
   let connection: Promise<LaneConnection> | null = null;
   let closed = false;
 
@@ -140,7 +141,7 @@ export function postgresLane(connectionString: string, origin: string): Postgres
     // The NOTIFYs go as a query of their own ahead of it, so that the commit runs even
     // where they fail (the transaction had failed already): it then ends the
     // transaction as a ROLLBACK, and the next batch begins on a clean connection.
-    const payloads = notifyPayloads(origin, signals);
+    const payloads = relay.othersListening() ? notifyPayloads(relay.origin, signals) : [];
     let notifyError: { code?: unknown } | null = null;
     if (payloads.length > 0) {
       client

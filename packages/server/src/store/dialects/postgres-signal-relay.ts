@@ -72,27 +72,95 @@ export function newOrigin(): string {
 }
 
 /**
+ * The `application_name` of every listening connection: how an instance finds, in
+ * `pg_stat_activity`, whether any other instance listens.
+ */
+export const LISTENER_NAME = 'switchboard-signals';
+
+/** How often a listener looks for other listeners, by default. */
+const PRESENCE_POLL_MS = 1000;
+
+const OTHERS_LISTENING = `select exists (select 1 from pg_stat_activity
+  where datname = current_database() and application_name = '${LISTENER_NAME}'
+    and pid <> pg_backend_pid()) as others`;
+
+/** How a process's committed signals reach the others sharing its database. */
+export interface SignalRelay {
+  /** This process's identity on SIGNAL_CHANNEL. */
+  readonly origin: string;
+  /**
+   * False only while no other instance is known to listen: a batch then sends no
+   * NOTIFYs, which cost both this process and the server on every commit (a process
+   * alone hears its own notifications back, only to pass over them).
+   */
+  othersListening(): boolean;
+}
+
+/** A process that does not listen (a CLI command): its signals always go out. */
+export function alwaysRelay(origin: string): SignalRelay {
+  return { origin, othersListening: () => true };
+}
+
+/**
  * Listens on SIGNAL_CHANNEL with a dedicated connection and hands every other
  * process's signals to `emit`; reconnects a second after losing the connection.
+ *
+ * It also tells whether any other instance listens, for `othersListening`. Its
+ * connection is named LISTENER_NAME, and it looks in `pg_stat_activity` for another
+ * one every `presencePollMs`. An instance that starts announces itself once it
+ * listens (a notification with no signals), so the others relay from the moment they
+ * hear it, not a poll later; any notification from another process does the same.
+ * Until its first look, and while its connection is lost, it assumes others listen.
+ * A poll answer that predates a notification heard meanwhile does not count.
  */
 export function listenForSignals(
   connectionString: string,
   origin: string,
   emit: (topic: string, payload: unknown) => void,
   onError: (error: unknown) => void = () => {},
-): { close(): Promise<void> } {
+  { presencePollMs = PRESENCE_POLL_MS }: { presencePollMs?: number } = {},
+): SignalRelay & { close(): Promise<void> } {
   let client: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
+  let poll: NodeJS.Timeout | null = null;
   let closed = false;
+  let others = true;
+  /** Notifications heard from other processes, so a poll knows if one came meanwhile. */
+  let heard = 0;
+
+  const lookForOthers = (current: pg.Client) => {
+    poll = null;
+    if (client !== current) return;
+    const heardBefore = heard;
+    current.query<{ others: boolean }>(OTHERS_LISTENING).then(
+      ({ rows }) => {
+        if (client !== current) return;
+        if (rows[0]!.others) others = true;
+        else if (heard === heardBefore) others = false;
+        poll = setTimeout(lookForOthers, presencePollMs, current);
+        poll.unref();
+      },
+      // Not known: relay, and look again (a lost connection reconnects on its own).
+      () => {
+        if (client !== current) return;
+        others = true;
+        poll = setTimeout(lookForOthers, presencePollMs, current);
+        poll.unref();
+      },
+    );
+  };
 
   const connect = () => {
     if (closed) return;
-    const next = new pg.Client({ connectionString });
+    const next = new pg.Client({ connectionString, application_name: LISTENER_NAME });
     client = next;
     const lost = (error?: unknown) => {
       if (client !== next) return;
       if (error) onError(error);
       client = null;
+      others = true;
+      if (poll) clearTimeout(poll);
+      poll = null;
       next.end().catch(() => {});
       if (!closed) {
         retry = setTimeout(connect, 1000);
@@ -103,6 +171,8 @@ export function listenForSignals(
       const message = notification.payload;
       // Its own commits' signals were emitted here already.
       if (!message || message.startsWith(origin)) return;
+      others = true;
+      heard++;
       try {
         const entries = JSON.parse(message.slice(message.indexOf(' ') + 1)) as [string, unknown][];
         for (const [topic, payload] of entries) emit(topic, payload);
@@ -115,14 +185,19 @@ export function listenForSignals(
     next
       .connect()
       .then(() => next.query(`LISTEN ${SIGNAL_CHANNEL}`))
+      .then(() => next.query(`select pg_notify('${SIGNAL_CHANNEL}', $1)`, [`${origin} []`]))
+      .then(() => lookForOthers(next))
       .catch(lost);
   };
   connect();
 
   return {
+    origin,
+    othersListening: () => others,
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
+      if (poll) clearTimeout(poll);
       const current = client;
       client = null;
       await current?.end().catch(() => {});
