@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
@@ -89,6 +90,9 @@ export type ReadStore = Pick<
 
 /** A commit that is already as durable as it was asked to be. */
 const ON_DISK = Promise.resolve();
+
+/** How long a PostgreSQL store waits at most for its listener before it opens anyway. */
+const LISTEN_WAIT_MS = 10_000;
 
 /** The SQLite file inside a data directory. */
 export function sqlitePath(dataDir: string): string {
@@ -229,7 +233,11 @@ async function openPostgresStore(databaseUrl: string, hearOthers: boolean): Prom
   const origin = newOrigin();
   const relay = hearOthers
     ? listenForSignals(databaseUrl, origin, (topic, payload) => signals.emit(topic, payload))
-    : { ...alwaysRelay(origin), close: async () => {} };
+    : { ...alwaysRelay(origin), listening: Promise.resolve(), close: async () => {} };
+  // Nothing is served before this process listens and has announced itself: from then on
+  // the others relay to it (postgres-signal-relay.ts). Bounded: a listener that cannot
+  // connect retries on its own, and the store's own connections report the database's errors.
+  await Promise.race([relay.listening, sleep(LISTEN_WAIT_MS, undefined, { ref: false })]);
   // The lanes, each one transaction at a time on a connection of its own (see
   // WriteOptions.lane and dialects/postgres-lane.ts). They touch different rows almost
   // always (new sends, the receipts of earlier ones, the attempts of their webhooks);

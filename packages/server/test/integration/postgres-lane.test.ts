@@ -713,16 +713,24 @@ if (ENGINES.includes('postgres')) {
           assert.deepEqual(queries, ['begin', NOTIFY_QUERY.text, 'commit']);
           await sleep(20);
         }
+        // The store of the test before may take a moment to leave pg_stat_activity.
         const client = new pg.Client({ connectionString: database.options.databaseUrl! });
         await client.connect();
-        const { rows } = await client
-          .query<{ n: string }>(
-            `select count(*) as n from pg_stat_activity
-              where datname = current_database() and application_name = $1`,
-            [LISTENER_NAME],
-          )
-          .finally(() => client.end());
-        assert.equal(Number(rows[0]!.n), 0, 'no listening connection');
+        let listeners = -1;
+        try {
+          for (let i = 0; i < 100 && listeners !== 0; i++) {
+            const { rows } = await client.query<{ n: string }>(
+              `select count(*) as n from pg_stat_activity
+                where datname = current_database() and application_name = $1`,
+              [LISTENER_NAME],
+            );
+            listeners = Number(rows[0]!.n);
+            if (listeners !== 0) await sleep(20);
+          }
+        } finally {
+          await client.end();
+        }
+        assert.equal(listeners, 0, 'no listening connection');
       } finally {
         await store.close();
       }

@@ -14,9 +14,9 @@ import {
 } from '../../src/store/dialects/postgres-signal-relay.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
-/** Waits, boundedly, until `done` holds. */
+/** Waits, boundedly (5 s), until `done` holds. */
 async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await sleep(10);
+  for (let i = 0; i < 500 && !done(); i++) await sleep(10);
 }
 
 describe('signal payloads', () => {
@@ -145,9 +145,9 @@ if (ENGINES.includes('postgres')) {
     let database: TestDatabase;
     const relays: { close(): Promise<void> }[] = [];
     /** A listener on the test's database, closed after the test. */
-    const listener = (presencePollMs: number) => {
+    const listener = (presencePollMs: number, url = database.options.databaseUrl!) => {
       const relay = listenForSignals(
-        database.options.databaseUrl!,
+        url,
         newOrigin(),
         () => {},
         () => {},
@@ -198,6 +198,45 @@ if (ENGINES.includes('postgres')) {
       } finally {
         await silent.end();
       }
+      await until(() => !relay.othersListening());
+      assert.equal(relay.othersListening(), false);
+    });
+
+    /** Runs one statement on a connection of its own to the test's database. */
+    const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
+      const client = new pg.Client({ connectionString: database.options.databaseUrl! });
+      await client.connect();
+      try {
+        return (await client.query<R>(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    test('a listener names its connection even where the connection string names it otherwise, and says when it listens', async () => {
+      const url = new URL(database.options.databaseUrl!);
+      url.searchParams.set('application_name', 'monitoring');
+      await listener(60_000, url.toString()).listening;
+      const rows = await query<{ n: string }>(
+        `select count(*) as n from pg_stat_activity
+          where datname = current_database() and application_name = $1`,
+        [LISTENER_NAME],
+      );
+      assert.equal(Number(rows[0]!.n), 1);
+    });
+
+    test('a listener whose connection is lost relays until it is back and has looked again', async () => {
+      const relay = listener(60_000);
+      await until(() => !relay.othersListening());
+      assert.equal(relay.othersListening(), false);
+      await query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and application_name = $1`,
+        [LISTENER_NAME],
+      );
+      await until(() => relay.othersListening());
+      assert.equal(relay.othersListening(), true, 'relays while its connection is lost');
+      // It reconnects a second later, announces itself and looks again.
       await until(() => !relay.othersListening());
       assert.equal(relay.othersListening(), false);
     });

@@ -104,14 +104,17 @@ export function alwaysRelay(origin: string): SignalRelay {
 /**
  * Listens on SIGNAL_CHANNEL with a dedicated connection and hands every other
  * process's signals to `emit`; reconnects a second after losing the connection.
+ * `listening` resolves once it first listens and has announced itself, or its first
+ * attempt failed.
  *
  * It also tells whether any other instance listens, for `othersListening`. Its
- * connection is named LISTENER_NAME, and it looks in `pg_stat_activity` for another
- * one every `presencePollMs`. An instance that starts announces itself once it
- * listens (a notification with no signals), so the others relay from the moment they
- * hear it, not a poll later; any notification from another process does the same.
- * Until its first look, and while its connection is lost, it assumes others listen.
- * A poll answer that predates a notification heard meanwhile does not count.
+ * connection names itself LISTENER_NAME (with `set application_name`, which a
+ * connection string's own `application_name` cannot override), and it looks in
+ * `pg_stat_activity` for another one every `presencePollMs`. An instance that starts
+ * announces itself once it listens (a notification with no signals), so the others
+ * relay from the moment they hear it, not a poll later; a notification from any other
+ * process (a command, which does not listen) does the same until the next look. Until
+ * its first look, while its connection is lost, and when a look fails, it relays.
  */
 export function listenForSignals(
   connectionString: string,
@@ -119,33 +122,40 @@ export function listenForSignals(
   emit: (topic: string, payload: unknown) => void,
   onError: (error: unknown) => void = () => {},
   { presencePollMs = PRESENCE_POLL_MS }: { presencePollMs?: number } = {},
-): SignalRelay & { close(): Promise<void> } {
+): SignalRelay & { listening: Promise<void>; close(): Promise<void> } {
   let client: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
   let poll: NodeJS.Timeout | null = null;
   let closed = false;
   let others = true;
-  /** Notifications heard from other processes, so a poll knows if one came meanwhile. */
+  /** Notifications heard from other processes, so a look knows if one came meanwhile. */
   let heard = 0;
+  let lookFailed = false;
+  let announced!: () => void;
+  const listening = new Promise<void>((resolve) => (announced = resolve));
 
   const lookForOthers = (current: pg.Client) => {
     poll = null;
     if (client !== current) return;
     const heardBefore = heard;
+    const next = () => {
+      poll = setTimeout(lookForOthers, presencePollMs, current);
+      poll.unref();
+    };
     current.query<{ others: boolean }>(OTHERS_LISTENING).then(
       ({ rows }) => {
         if (client !== current) return;
-        if (rows[0]!.others) others = true;
-        else if (heard === heardBefore) others = false;
-        poll = setTimeout(lookForOthers, presencePollMs, current);
-        poll.unref();
+        // An answer that predates a notification heard meanwhile does not say no one is there.
+        others = rows[0]!.others || heard !== heardBefore;
+        next();
       },
       // Not known: relay, and look again (a lost connection reconnects on its own).
-      () => {
+      (error: unknown) => {
         if (client !== current) return;
+        if (!lookFailed) onError(error);
+        lookFailed = true;
         others = true;
-        poll = setTimeout(lookForOthers, presencePollMs, current);
-        poll.unref();
+        next();
       },
     );
   };
@@ -184,16 +194,25 @@ export function listenForSignals(
     next.on('end', () => lost());
     next
       .connect()
-      .then(() => next.query(`LISTEN ${SIGNAL_CHANNEL}`))
+      .then(() =>
+        next.query(`set application_name to '${LISTENER_NAME}'; LISTEN ${SIGNAL_CHANNEL}`),
+      )
       .then(() => next.query(`select pg_notify('${SIGNAL_CHANNEL}', $1)`, [`${origin} []`]))
-      .then(() => lookForOthers(next))
-      .catch(lost);
+      .then(() => {
+        announced();
+        lookForOthers(next);
+      })
+      .catch((error: unknown) => {
+        announced();
+        lost(error);
+      });
   };
   connect();
 
   return {
     origin,
     othersListening: () => others,
+    listening,
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
