@@ -161,14 +161,26 @@ export async function lockMessageById(db: Kysely<DB>, id: string): Promise<Messa
 }
 
 /**
+ * The messages of a list of ids on PostgreSQL: one array parameter, not an `in` list of
+ * as many parameters as ids, which Kysely built again at every dispatcher round and
+ * PostgreSQL parsed and planned as a new statement for each length. Planned for its
+ * list at each call, not prepared by name, as `findEventsByIds` is.
+ */
+const messagesByIdsOnPostgres = compiledSql(
+  (ids: unknown) => sql<MessageRow>`select * from "messages" where "id" = any(${ids}::text[])`,
+  { planEachCall: true },
+);
+
+/**
  * Several messages by id alone, in no particular order (workers, for a whole batch at
  * once), in a transaction: on PostgreSQL by index for its rest (see withIndexedPlans).
  */
 export function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  return withIndexedPlans(db, () =>
-    db.selectFrom('messages').selectAll().where('id', 'in', ids).execute(),
-  );
+  if (engineOf(db) === 'postgres') {
+    return withIndexedPlans(db, () => messagesByIdsOnPostgres(db, ids));
+  }
+  return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();
 }
 
 /** The recipients of a message in a stable order. */
