@@ -233,7 +233,7 @@ async function openPostgresStore(databaseUrl: string, hearOthers: boolean): Prom
   const origin = newOrigin();
   const relay = hearOthers
     ? listenForSignals(databaseUrl, origin, (topic, payload) => signals.emit(topic, payload))
-    : { ...alwaysRelay(origin), listening: Promise.resolve(), close: async () => {} };
+    : alwaysRelay(origin);
   // Nothing is served before this process listens and has announced itself: from then on
   // the others relay to it (postgres-signal-relay.ts). Bounded: a listener that cannot
   // connect retries on its own, and the store's own connections report the database's errors.

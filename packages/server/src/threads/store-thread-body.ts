@@ -67,7 +67,8 @@ const webhookPoster: WebhookPoster = (post) =>
  */
 let background: Promise<Background | null> | null = null;
 function startWorkers(): void {
-  background ??= config.roles.includes('worker')
+  if (background) return;
+  background = config.roles.includes('worker')
     ? startBackground({ config, store, clock: systemClock, logger, secrets, webhookPoster })
     : Promise.resolve(null);
   background.catch((error: unknown) => {

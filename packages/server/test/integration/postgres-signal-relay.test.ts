@@ -157,6 +157,25 @@ if (ENGINES.includes('postgres')) {
       return relay;
     };
 
+    /** Runs one statement on a connection of its own to the test's database. */
+    const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
+      const client = new pg.Client({ connectionString: database.options.databaseUrl! });
+      await client.connect();
+      try {
+        return (await client.query<R>(text, values)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+
+    /** A listener that has looked and found itself alone (it looks every `presencePollMs`). */
+    const aloneListener = async (presencePollMs: number) => {
+      const relay = listener(presencePollMs);
+      await until(() => !relay.othersListening());
+      assert.equal(relay.othersListening(), false);
+      return relay;
+    };
+
     before(async () => {
       database = await createTestDatabase('postgres');
     });
@@ -174,18 +193,14 @@ if (ENGINES.includes('postgres')) {
 
     test('an instance that starts announces itself: one alone relays again at once, not a poll later', async () => {
       // It looks once as it starts, then not again for a minute.
-      const first = listener(60_000);
-      await until(() => !first.othersListening());
-      assert.equal(first.othersListening(), false);
+      const first = await aloneListener(60_000);
       listener(60_000);
       await until(() => first.othersListening());
       assert.equal(first.othersListening(), true);
     });
 
     test("another instance's listening connection is found by its name, and relaying stops a poll after it leaves", async () => {
-      const relay = listener(30);
-      await until(() => !relay.othersListening());
-      assert.equal(relay.othersListening(), false);
+      const relay = await aloneListener(30);
       // A listening connection that never announced itself: only the poll can find it.
       const silent = new pg.Client({
         connectionString: database.options.databaseUrl!,
@@ -202,17 +217,6 @@ if (ENGINES.includes('postgres')) {
       assert.equal(relay.othersListening(), false);
     });
 
-    /** Runs one statement on a connection of its own to the test's database. */
-    const query = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []) => {
-      const client = new pg.Client({ connectionString: database.options.databaseUrl! });
-      await client.connect();
-      try {
-        return (await client.query<R>(text, values)).rows;
-      } finally {
-        await client.end();
-      }
-    };
-
     test('a listener names its connection even where the connection string names it otherwise, and says when it listens', async () => {
       const url = new URL(database.options.databaseUrl!);
       url.searchParams.set('application_name', 'monitoring');
@@ -226,9 +230,7 @@ if (ENGINES.includes('postgres')) {
     });
 
     test('a listener whose connection is lost relays until it is back and has looked again', async () => {
-      const relay = listener(60_000);
-      await until(() => !relay.othersListening());
-      assert.equal(relay.othersListening(), false);
+      const relay = await aloneListener(60_000);
       await query(
         `select pg_terminate_backend(pid) from pg_stat_activity
           where datname = current_database() and application_name = $1`,
@@ -242,14 +244,9 @@ if (ENGINES.includes('postgres')) {
     });
 
     test('a notification from a process that does not listen (a command) makes a listener relay until its next look', async () => {
-      const relay = listener(60_000);
-      await until(() => !relay.othersListening());
-      assert.equal(relay.othersListening(), false);
-      const command = new pg.Client({ connectionString: database.options.databaseUrl! });
-      await command.connect();
-      await command
-        .query({ ...NOTIFY_QUERY, values: [[`${newOrigin()} [["contact.created",{}]]`]] })
-        .finally(() => command.end());
+      const relay = await aloneListener(60_000);
+      // A command's notification, as its store sends it.
+      await query(NOTIFY_QUERY.text, [[`${newOrigin()} [["contact.created",{}]]`]]);
       await until(() => relay.othersListening());
       assert.equal(relay.othersListening(), true);
     });

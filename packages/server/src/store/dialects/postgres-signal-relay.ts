@@ -96,9 +96,17 @@ export interface SignalRelay {
   othersListening(): boolean;
 }
 
+/** A relay as a store holds it: listening (or not) until it is closed. */
+export type OpenRelay = SignalRelay & { listening: Promise<void>; close(): Promise<void> };
+
 /** A process that does not listen (a CLI command): its signals always go out. */
-export function alwaysRelay(origin: string): SignalRelay {
-  return { origin, othersListening: () => true };
+export function alwaysRelay(origin: string): OpenRelay {
+  return {
+    origin,
+    othersListening: () => true,
+    listening: Promise.resolve(),
+    close: async () => {},
+  };
 }
 
 /**
@@ -122,7 +130,7 @@ export function listenForSignals(
   emit: (topic: string, payload: unknown) => void,
   onError: (error: unknown) => void = () => {},
   { presencePollMs = PRESENCE_POLL_MS }: { presencePollMs?: number } = {},
-): SignalRelay & { listening: Promise<void>; close(): Promise<void> } {
+): OpenRelay {
   let client: pg.Client | null = null;
   let retry: NodeJS.Timeout | null = null;
   let poll: NodeJS.Timeout | null = null;
