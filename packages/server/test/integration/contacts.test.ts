@@ -80,12 +80,13 @@ for (const engine of ENGINES) {
       }
     });
 
-    test('an invalid email is 422 validation_error with param email', async () => {
+    test('an invalid email is 422 validation_error with param email, saying what it must be', async () => {
       for (const email of ['not-an-email', 'a@b', 'a b@example.com']) {
         const res = await acct.test.post('/v1/contacts', { phone: '+14155550126', email });
         assert.equal(res.status, 422, email);
         assert.equal(res.body.error.type, 'validation_error');
         assert.equal(res.body.error.param, 'email');
+        assert.equal(res.body.error.message, 'email must be an email address.');
       }
     });
 

@@ -265,6 +265,15 @@ for (const engine of ENGINES) {
       assert.equal(res.body.error.param, 'duration');
     });
 
+    test('an outcome that is not one of the two is 422 naming both', async () => {
+      for (const outcome of ['answered', 7]) {
+        const res = await acct.test.post('/v1/sandbox/calls', { from: phone(), to: ours, outcome });
+        assert.equal(res.status, 422, res.text);
+        assert.equal(res.body.error.param, 'outcome');
+        assert.equal(res.body.error.message, 'outcome must be one of "completed", "missed".');
+      }
+    });
+
     test('an inbound call to a number the account does not own is 422 with param to', async () => {
       const res = await acct.test.post('/v1/sandbox/calls', {
         from: phone(),

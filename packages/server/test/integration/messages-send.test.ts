@@ -199,6 +199,16 @@ for (const engine of ENGINES) {
       await rejects({ from, to: phone(), body: 42 }, 'body');
       await rejects({ from, to: 13125550000, body: 'hi' }, 'to');
     });
+
+    test('a to that is neither one number nor a list of them says which it may be', async () => {
+      const said = async (to: unknown, param: string) =>
+        (await rejects({ from, to, body: 'hi' }, param)).body.error.message;
+      assert.equal(await said(13125550000, 'to'), 'to must be a string or an array.');
+      assert.equal(await said([], 'to'), 'to must list at least 1 item.');
+      const eleven = Array.from({ length: 11 }, () => phone());
+      assert.equal(await said(eleven, 'to'), 'to must list at most 10 items.');
+      assert.equal(await said([phone(), 42], 'to[1]'), 'to[1] must be a string.');
+    });
   });
 
   describe(`POST /v1/messages: accepted sends [${engine}]`, () => {

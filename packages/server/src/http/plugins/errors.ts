@@ -19,9 +19,83 @@ function pathToParam(instancePath: string): string {
     .join('');
 }
 
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'null',
+};
+
+/** `string` → `a string`; Ajv's own words for a list of types (`string,null`) are split first. */
+function typeNames(types: unknown[]): string {
+  const names = types.flatMap((type) => String(type).split(','));
+  return [...new Set(names)].map((type) => TYPE_NAMES[type] ?? type).join(' or ');
+}
+
+/**
+ * Ajv reports a value that matches no branch of a union (`to`: one number or an array
+ * of them; `outcome`: one of two words) as each branch's failure, then `anyOf`. The
+ * first branch's failure says little about a value meant for another (`to: []` is not
+ * "not a string"), so the one reported is: a failure inside the value, else one of a
+ * branch whose type the value has (too few items), else the words the union allows,
+ * else the types it allows.
+ */
+function unionViolation(errors: AjvError[]): AjvError | undefined {
+  const anyOf = errors.findIndex((error) => error.keyword === 'anyOf');
+  if (anyOf === -1) return errors[0];
+  const union = errors[anyOf]!;
+  const branches = errors
+    .slice(0, anyOf)
+    .filter((error) => error.instancePath.startsWith(union.instancePath));
+  const inside = branches.find((error) => error.instancePath !== union.instancePath);
+  const telling = branches.find((error) => error.keyword !== 'type' && error.keyword !== 'const');
+  if (inside ?? telling) return inside ?? telling;
+  const words = branches.filter((error) => error.keyword === 'const');
+  if (words.length > 0) {
+    const allowedValues = words.map((error) => error.params.allowedValue);
+    return { ...union, keyword: 'enum', params: { allowedValues } };
+  }
+  const types = branches.map((error) => error.params.type);
+  return { ...union, keyword: 'type', params: { type: types.join(',') } };
+}
+
+const FORMAT_NAMES: Record<string, string> = {
+  email: 'an email address',
+  uri: 'an absolute URL',
+  'date-time': 'an ISO 8601 date and time, such as 2026-01-31T09:30:00Z',
+};
+
+const plural = (n: unknown, one: string): string => `${String(n)} ${one}${n === 1 ? '' : 's'}`;
+
+/** What a value must be, in words for people (Ajv's own: "must NOT have fewer than 1 items"). */
+function describeViolation(error: AjvError): string {
+  const { limit, type, allowedValues } = error.params;
+  switch (error.keyword) {
+    case 'type':
+      return `must be ${typeNames([type])}`;
+    case 'minItems':
+      return `must list at least ${plural(limit, 'item')}`;
+    case 'maxItems':
+      return `must list at most ${plural(limit, 'item')}`;
+    case 'minLength':
+      return `must be at least ${plural(limit, 'character')} long`;
+    case 'maxLength':
+      return `must be at most ${plural(limit, 'character')} long`;
+    case 'format':
+      return `must be ${FORMAT_NAMES[String(error.params.format)] ?? `in the format ${String(error.params.format)}`}`;
+    case 'enum':
+      return `must be one of ${(allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
 /** Turns the first schema violation into a `422 validation_error` naming its field. */
 export function validationToApiError(errors: AjvError[], context: string): ApiError {
-  const first = errors[0];
+  const first = unionViolation(errors);
   if (!first) return new ApiError('validation_error', 'The request is invalid.');
   const base = pathToParam(first.instancePath);
   if (first.keyword === 'additionalProperties') {
@@ -38,7 +112,7 @@ export function validationToApiError(errors: AjvError[], context: string): ApiEr
     return new ApiError('invalid_request', 'The request body must be a JSON object.');
   }
   const param = base || context;
-  return new ApiError('validation_error', `${param} ${first.message ?? 'is invalid'}.`, { param });
+  return new ApiError('validation_error', `${param} ${describeViolation(first)}.`, { param });
 }
 
 /** Fastify's own client errors (parsing, content type, size) that are ours to word as 400. */
