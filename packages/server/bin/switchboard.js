@@ -4,7 +4,9 @@
 // the project installs as a dependency.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, globSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+// Only what Node 20 has is imported by name: a missing named export fails the module
+// before the version check below can hand the command to Node 24.
+import fs, { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +88,7 @@ function needsServerFlags() {
  */
 function warmCompileCache(cacheDir) {
   const root = new URL('..', import.meta.url).pathname;
-  const sources = globSync(['src/**/*.ts', '../sdk/src/**/*.ts'], { cwd: root }).sort();
+  const sources = fs.globSync(['src/**/*.ts', '../sdk/src/**/*.ts'], { cwd: root }).sort();
   const stamp = createHash('sha256');
   stamp.update(`${process.version} ${process.execArgv.join(' ')}\n`);
   for (const file of sources) {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -460,7 +461,44 @@ for (const engine of ENGINES) {
   });
 }
 
+/** A Node older than 24 on PATH, outside the project's own (as a machine's system Node may be). */
+function olderSystemNode(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir.includes('node_modules') || !existsSync(join(dir, 'node'))) continue;
+    const probe = spawnSync(join(dir, 'node'), ['-p', 'process.versions.node'], {
+      encoding: 'utf8',
+    });
+    if (probe.status === 0 && Number(probe.stdout.split('.')[0]) < 24) return join(dir, 'node');
+  }
+  return undefined;
+}
+
 describe('the switchboard command', () => {
+  test('run by an older system Node, it hands itself to the project’s Node 24', async (t) => {
+    const older = olderSystemNode();
+    if (!older) return t.skip('no Node older than 24 on PATH');
+    const cacheHome = mkdtempSync(join(tmpdir(), 'switchboard-cache-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'switchboard-data-'));
+    try {
+      const env = { XDG_CACHE_HOME: cacheHome, SWITCHBOARD_DATA_DIR: dataDir };
+      const help = await runCli(['--help'], env, 30_000, older);
+      assertExit(help, 0);
+      assert.equal(help.stdout, (await runCli(['--help'], env)).stdout);
+      // node:sqlite and type stripping: what only Node 24 runs.
+      const created = await runCli(
+        ['accounts', 'create', '--name', 'Old', '--json'],
+        env,
+        30_000,
+        older,
+      );
+      assertExit(created, 0);
+      assert.equal(jsonOutput(created).name, 'Old');
+    } finally {
+      rmSync(cacheHome, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   test('keeps Node’s compile cache in the user’s cache directory, so later starts skip compiling the sources', async () => {
     const cacheHome = mkdtempSync(join(tmpdir(), 'switchboard-cache-'));
     // Where Node would put it by default: shared by every user of the machine.

@@ -29,14 +29,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `switchboard ARGS` to completion (killed after `timeoutMs`). */
+/** Runs `switchboard ARGS` to completion (killed after `timeoutMs`), by `node` (this one). */
 export function runCli(
   args: string[],
   env: Record<string, string>,
   timeoutMs = 30_000,
+  node = process.execPath,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
+    const child = spawn(node, [MAIN, ...args], {
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
