@@ -155,7 +155,10 @@ async function applyKeyword(
     await deactivateInAllGroups(tx.db, actor.accountId, actor.mode, input.from);
     reply = STOP_CONFIRMATION;
   } else if (keyword === 'start') {
-    await removeOptOut(tx.db, actor.accountId, actor.mode, input.from);
+    // START lifts an opt-out (spec 3.2); from a number that never opted out it is an
+    // ordinary text ("Yes" to "Shall we book you in?"), and a re-subscription notice
+    // in answer would only confuse.
+    if (!(await removeOptOut(tx.db, actor.accountId, actor.mode, input.from))) return;
     reply = START_CONFIRMATION;
   } else {
     const account = await findAccount(tx.db, actor.accountId);

@@ -18,6 +18,7 @@ import {
   rescheduleSubmission,
   type ClaimedSubmission,
 } from '../store/repos/submissions.ts';
+import { recipientsOptedOutAfterQueued } from '../store/repos/opt-outs.ts';
 import type { Store } from '../store/store.ts';
 
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
@@ -29,7 +30,10 @@ type Outcome =
   | { kind: 'accepted'; carrierRef: string }
   | { kind: 'rejected'; error: CarrierRejection }
   | { kind: 'transient'; error: unknown }
+  | { kind: 'opted_out' }
   | { kind: 'gone' };
+
+const recipientKey = (messageId: string, phone: string) => `${messageId} ${phone}`;
 
 /** Runs `fn` over `items` with at most `limit` in flight: the carrier's window. */
 async function mapWindowed<T, R>(
@@ -121,7 +125,9 @@ export class MessageDispatcher {
     const batch = backgroundRound(this.#store.requestLoad());
     // The round's messages are read in the claim's transaction, one read for the whole
     // round (a query per row was most of the dispatcher's cost), by index (findMessagesByIds).
-    const { claimed, rows } = await this.#store.write(
+    // Recipients who opted out since their message was queued are read with them: they
+    // fail as opted_out instead of leaving (recipientsOptedOutAfterQueued).
+    const { claimed, rows, optedOut } = await this.#store.write(
       async (tx) => {
         const claimed = await claimSubmissions(
           tx.db,
@@ -131,19 +137,26 @@ export class MessageDispatcher {
           LEASE_MS,
         );
         const ids = [...new Set(claimed.map((r) => r.message_id))];
-        return { claimed, rows: await findMessagesByIds(tx.db, ids) };
+        const [rows, optedOut] = await Promise.all([
+          findMessagesByIds(tx.db, ids),
+          recipientsOptedOutAfterQueued(tx.db, claimed),
+        ]);
+        return { claimed, rows, optedOut };
       },
       { durable: false },
     );
     if (claimed.length > 0) {
       const messages = new Map(rows.map((m) => [m.id, m]));
+      const stopped = new Set(optedOut.map((r) => recipientKey(r.message_id, r.phone)));
       const byMode = (mode: Mode) =>
         claimed.filter((r) => (messages.get(r.message_id)?.mode ?? 'test') === mode);
       const settled: [ClaimedSubmission, Outcome][] = [];
       for (const mode of ['test', 'live'] as const) {
         const rows = byMode(mode);
         const outcomes = await mapWindowed(rows, this.#carriers[mode].window, (r) =>
-          this.#submit(r, messages.get(r.message_id)),
+          stopped.has(recipientKey(r.message_id, r.phone))
+            ? Promise.resolve<Outcome>({ kind: 'opted_out' })
+            : this.#submit(r, messages.get(r.message_id)),
         );
         rows.forEach((r, i) => settled.push([r, outcomes[i]!]));
       }
@@ -183,6 +196,8 @@ export class MessageDispatcher {
           if (!recipient) continue;
           if (outcome.kind === 'rejected') {
             await transitionRecipient(tx, recipient, 'failed', outcome.error.reason, deps);
+          } else if (outcome.kind === 'opted_out') {
+            await transitionRecipient(tx, recipient, 'failed', 'opted_out', deps);
           } else if (outcome.kind === 'transient') {
             await transitionRecipient(tx, recipient, 'failed', 'unreachable', deps);
           }

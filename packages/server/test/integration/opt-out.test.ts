@@ -6,6 +6,8 @@ import {
   STOP_CONFIRMATION,
   defaultHelpReply,
 } from '../../src/domain/opt-out-keywords.ts';
+import { createLogger } from '../../src/lib/logger.ts';
+import { startBackground } from '../../src/workers/background.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import type { TestResponse } from '../support/http.ts';
@@ -14,6 +16,7 @@ import {
   outboundTo,
   phoneNumbers,
   assertNothingStored,
+  waitForMessage,
   waitForStatus,
 } from '../support/messaging.ts';
 
@@ -162,6 +165,17 @@ for (const engine of ENGINES) {
           [STOP_CONFIRMATION, START_CONFIRMATION],
           JSON.stringify(keyword),
         );
+        await assertSendable(sender);
+      }
+    });
+
+    test('a START keyword from a number that never opted out is an ordinary text: no reply', async () => {
+      for (const keyword of [...START_WORDS, 'Yes!']) {
+        const sender = phone();
+        await assertSendable(sender);
+        const res = await inbound(sender, keyword);
+        await assertReceivedRecorded(res.body);
+        assert.deepEqual(await autoReplies(sender), [], JSON.stringify(keyword));
         await assertSendable(sender);
       }
     });
@@ -351,6 +365,90 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 422, res.text);
       assert.equal(res.body.error.type, 'recipient_opted_out');
       assert.equal(res.body.error.param, 'conversationId');
+    });
+  });
+
+  describe(`a send queued before its recipient opted out [${engine}]`, () => {
+    let t: TestApp;
+    let acct: TestAccount;
+    let from: string;
+    const phone = phoneNumbers('720');
+
+    before(async () => {
+      // The carrier side is started by hand, once sends are queued and STOP has arrived.
+      t = await startTestApp(engine, { background: false });
+      acct = await t.newAccount(ACCOUNT_NAME);
+      from = acct.testNumbers[0]!;
+    });
+    after(() => t.close());
+
+    async function queue(to: string | string[], body: string): Promise<any> {
+      const res = await acct.test.post('/v1/messages', { from, to, body });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.status, 'queued');
+      return res.body;
+    }
+
+    async function textIn(sender: string, body: string): Promise<void> {
+      const res = await acct.test.post('/v1/sandbox/inbound', { from: sender, to: from, body });
+      assert.equal(res.status, 201, res.text);
+    }
+
+    test('fails as opted_out with message.failed instead of leaving; what the platform sent after STOP leaves, and so does a send that START let through', async () => {
+      const [stopper, member, other, returner] = [phone(), phone(), phone(), phone()];
+      const direct = await queue(stopper, 'Your order shipped');
+      const group = await queue([member, other], 'Team lunch at noon');
+      const later = await queue(returner, 'See you soon');
+      await textIn(stopper, 'STOP');
+      await textIn(member, 'STOP');
+      await textIn(returner, 'STOP');
+      await textIn(returner, 'START');
+      const background = await startBackground({
+        config: t.config,
+        store: t.store,
+        clock: { now: () => Date.now() },
+        secrets: t.secrets,
+        logger: createLogger('silent'),
+      });
+      try {
+        const failed = await waitForStatus(acct.test, direct.id, ['failed', 'delivered']);
+        assert.equal(failed.status, 'failed');
+        assert.equal(failed.failureReason, 'opted_out');
+        const events = (
+          await eventsOf(t.store.db, acct.accountId, 'test', 'message.failed')
+        ).filter((e) => e.data.id === direct.id);
+        assert.equal(events.length, 1);
+        assert.equal(events[0]!.data.failureReason, 'opted_out');
+
+        const settled = await waitForMessage(
+          acct.test,
+          group.id,
+          (m) => m.participants.every((p: any) => ['failed', 'delivered'].includes(p.status)),
+          'every participant settled',
+        );
+        const byPhone = Object.fromEntries(
+          settled.participants.map((p: any) => [p.phone, p.status]),
+        );
+        assert.deepEqual(byPhone, { [member]: 'failed', [other]: 'delivered' });
+
+        assert.equal(
+          (await waitForStatus(acct.test, later.id, ['failed', 'delivered'])).status,
+          'delivered',
+        );
+        for (const sender of [stopper, member, returner]) {
+          const replies = (await outboundTo(t.store.db, acct.accountId, 'test', sender)).filter(
+            (r) => r.sender_name === 'Auto-reply',
+          );
+          assert.ok(replies.length > 0);
+          for (const reply of replies) {
+            const status = (await waitForStatus(acct.test, reply.id, ['failed', 'delivered']))
+              .status;
+            assert.equal(status, 'delivered', `${reply.body} reaches ${sender}`);
+          }
+        }
+      } finally {
+        await background.stop();
+      }
     });
   });
 }
