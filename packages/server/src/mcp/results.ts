@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type * as z from 'zod';
 import { ApiError } from '../domain/errors.ts';
 
 /** Where a tool reports a failure that is not the caller's (the agent sees only `internal_error`). */
@@ -52,4 +53,46 @@ export async function toolResult(
   } catch (error) {
     return errorResult(error, report);
   }
+}
+
+/** `z.string()` → `a string`, as the REST API words a value of the wrong type. */
+const KINDS: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+};
+
+/**
+ * Arguments outside a tool's input schema, as the REST API answers a body outside its
+ * schema: `422 validation_error` naming the field in `param`, in the same words
+ * (`Unknown field 'text'.`, `Missing required field 'body'.`, `to must be a string.`).
+ */
+export function toolArgumentsError(error: z.ZodError, args: unknown): ApiError {
+  const issue = error.issues[0];
+  if (!issue) return new ApiError('validation_error', 'The arguments are invalid.');
+  const path = issue.path.map(String).join('.');
+  const given = issue.path.reduce<unknown>(
+    (value, key) => (value as Record<PropertyKey, unknown> | undefined)?.[key],
+    args,
+  );
+  if (issue.code === 'unrecognized_keys') {
+    const field = [path, issue.keys[0]].filter(Boolean).join('.');
+    return new ApiError('validation_error', `Unknown field '${field}'.`, { param: field });
+  }
+  if (issue.code === 'invalid_type' && given === undefined) {
+    return new ApiError('validation_error', `Missing required field '${path}'.`, { param: path });
+  }
+  let rule: string;
+  if (issue.code === 'invalid_type') {
+    rule = `must be ${KINDS[issue.expected] ?? issue.expected}`;
+  } else if (issue.code === 'too_big' && issue.origin === 'string') {
+    rule = `must be at most ${String(issue.maximum)} characters long`;
+  } else {
+    rule = issue.message;
+  }
+  const param = path || 'arguments';
+  return new ApiError('validation_error', `${param} ${rule}.`, { param });
 }

@@ -1,4 +1,13 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+  type ToolAnnotations,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
 import type { Clock } from '../lib/clock.ts';
 import type { Actor } from '../commands/context.ts';
 import type { Changes } from '../commands/changes.ts';
@@ -6,7 +15,12 @@ import { findRecordedResponse, idempotentRequest } from '../commands/idempotency
 import type { SendMessageInput } from '../commands/send-message.ts';
 import { getMessage } from '../commands/get-message.ts';
 import type { ReadStore } from '../store/store.ts';
-import { toolResult, type ToolErrorReporter, type ToolOutcome } from './results.ts';
+import {
+  toolArgumentsError,
+  toolResult,
+  type ToolErrorReporter,
+  type ToolOutcome,
+} from './results.ts';
 import {
   ContactOutput,
   CreateContactInput,
@@ -77,60 +91,103 @@ async function messageStatus(actor: Actor, id: string, store: ReadStore): Promis
   return { resource: await getMessage(store.db, actor, id) };
 }
 
+/** A tool: what the model reads of it, and what a call with valid arguments does. */
+interface ToolDefinition<Input extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: Input;
+  output: z.ZodObject;
+  annotations: ToolAnnotations;
+  call: (args: z.infer<Input>) => Promise<ToolOutcome>;
+}
+
+const tool = <Input extends z.ZodObject>(definition: ToolDefinition<Input>) =>
+  definition as unknown as ToolDefinition<z.ZodObject>;
+
+/** How a tool is listed: its schemas as JSON Schema (draft 7, as the SDK's own servers list them). */
+function listed(definition: ToolDefinition<z.ZodObject>): Tool {
+  return {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    inputSchema: z.toJSONSchema(definition.input, {
+      target: 'draft-7',
+      io: 'input',
+    }) as Tool['inputSchema'],
+    outputSchema: z.toJSONSchema(definition.output, {
+      target: 'draft-7',
+      io: 'output',
+    }) as Tool['outputSchema'],
+    annotations: definition.annotations,
+  };
+}
+
 /**
  * An MCP server exposing Switchboard's tools to an agent acting for one account
  * in one mode (the principal of an API key). Built per HTTP request or once per
  * stdio process; every tool goes through the same commands as the REST API.
+ *
+ * Built on the SDK's Server, not its McpServer: McpServer checks a call's arguments
+ * itself and answers a mistake with its own words ("MCP error -32602: Input validation
+ * error: …"), where an agent of this API gets the API's `validation_error` naming the
+ * field (toolArgumentsError), as every other failed call does.
  */
-export function createToolServer(actor: Actor, deps: ToolServerDeps): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+export function createToolServer(actor: Actor, deps: ToolServerDeps): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+  });
   const { store, changes, reportError, authorize } = deps;
-  // Every tool answers through here: the key is checked, then the failure (if any)
-  // becomes an isError result rather than a protocol error.
-  const run = (work: () => Promise<ToolOutcome>) =>
-    toolResult(async () => {
-      await authorize?.();
-      return work();
-    }, reportError);
-
-  server.registerTool(
-    'send_text',
-    {
+  const tools = [
+    tool({
+      name: 'send_text',
       title: 'Send a text message',
       description: DESCRIPTIONS.send_text,
-      inputSchema: SendTextInput,
-      outputSchema: MessageOutput,
+      input: SendTextInput,
+      output: MessageOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
-    },
-    (args) => run(() => sendText(actor, args, deps)),
-  );
-
-  server.registerTool(
-    'create_contact',
-    {
+      call: (args) => sendText(actor, args, deps),
+    }),
+    tool({
+      name: 'create_contact',
       title: 'Create a contact',
       description: DESCRIPTIONS.create_contact,
-      inputSchema: CreateContactInput,
-      outputSchema: ContactOutput,
+      input: CreateContactInput,
+      output: ContactOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
-    },
-    (args) =>
-      run(async () => ({
+      call: async (args) => ({
         resource: await changes.run('createContact', { actor, input: args }),
-      })),
-  );
-
-  server.registerTool(
-    'get_message_status',
-    {
+      }),
+    }),
+    tool({
+      name: 'get_message_status',
       title: 'Get a message status',
       description: DESCRIPTIONS.get_message_status,
-      inputSchema: GetMessageStatusInput,
-      outputSchema: MessageOutput,
+      input: GetMessageStatusInput,
+      output: MessageOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    ({ id }) => run(() => messageStatus(actor, id, store)),
-  );
+      call: ({ id }) => messageStatus(actor, id, store),
+    }),
+  ];
+  const byName = new Map(tools.map((definition) => [definition.name, definition]));
+  const catalog = tools.map(listed);
 
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: catalog }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const definition = byName.get(request.params.name);
+    // An unknown tool is the client's protocol error (MCP: tools/call, "Error Handling").
+    if (!definition) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    // The key is checked first, then the arguments; a failure becomes an isError result.
+    return toolResult(async () => {
+      await authorize?.();
+      const args = request.params.arguments ?? {};
+      const parsed = definition.input.safeParse(args);
+      if (!parsed.success) throw toolArgumentsError(parsed.error, args);
+      return definition.call(parsed.data);
+    }, reportError);
+  });
   return server;
 }

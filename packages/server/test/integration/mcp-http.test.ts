@@ -5,6 +5,7 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { createApiKey } from '../../src/commands/create-api-key.ts';
 import { revokeApiKey } from '../../src/commands/revoke-api-key.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
@@ -138,13 +139,36 @@ for (const engine of ENGINES) {
       });
     });
 
-    test('arguments outside the input schema are refused as an error result, not a protocol error', async () => {
-      const result: any = await client.callTool({
-        name: 'send_text',
-        arguments: { from: acct.testNumbers[0], to: nextPhone(), text: 'Hi' },
+    test("arguments outside the input schema are an isError validation_error in the REST API's words, naming the field", async () => {
+      await assertNothingStored(t.store.db, acct.accountId, async () => {
+        const cases: [Record<string, unknown>, string, string][] = [
+          [{ to: nextPhone(), body: 'Hi', text: 'Hi' }, 'text', "Unknown field 'text'."],
+          [{ to: nextPhone() }, 'body', "Missing required field 'body'."],
+          [{ to: [nextPhone()], body: 'Hi' }, 'to', 'to must be a string.'],
+          [
+            { to: nextPhone(), body: 'x'.repeat(6401) },
+            'body',
+            'body must be at most 6400 characters long.',
+          ],
+        ];
+        for (const [args, param, message] of cases) {
+          const answer = await send(args);
+          assertToolError(answer, 'validation_error', param);
+          assert.equal(answer.json.error.message, message);
+        }
+        assertToolError(await callTool(client, 'get_message_status', {}), 'validation_error', 'id');
       });
-      assert.equal(result.isError, true);
-      assert.match(result.content[0].text, /body|text/);
+    });
+
+    test('an unknown tool is a protocol error (invalid params), not a tool result', async () => {
+      await assert.rejects(
+        client.callTool({ name: 'send_fax', arguments: {} }),
+        (error: unknown) => {
+          assert.ok(error instanceof McpError, String(error));
+          assert.equal(error.code, ErrorCode.InvalidParams);
+          return true;
+        },
+      );
     });
 
     test('a recipient who texted STOP is an isError recipient_opted_out', async () => {
