@@ -40,11 +40,17 @@ export type MessageFailedEvent = Envelope<
   Message & { direction: 'outbound'; status: 'failed'; failureReason: string }
 >;
 
-/** A call ended after being answered. */
-export type CallCompletedEvent = Envelope<'call.completed', CallSummary & { status: 'completed' }>;
+/**
+ * A call ended: answered (`status` `completed`), or an outbound call nobody answered
+ * (`status` `missed`, `direction` `outbound`).
+ */
+export type CallCompletedEvent = Envelope<'call.completed', CallSummary>;
 
 /** An inbound call rang out unanswered on every device. */
-export type CallMissedEvent = Envelope<'call.missed', CallSummary & { status: 'missed' }>;
+export type CallMissedEvent = Envelope<
+  'call.missed',
+  CallSummary & { direction: 'inbound'; status: 'missed' }
+>;
 
 /** A contact was created through the API or a synced form. */
 export type ContactCreatedEvent = Envelope<'contact.created', Contact>;

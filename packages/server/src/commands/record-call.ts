@@ -21,7 +21,9 @@ export interface RecordCallInput {
 
 /**
  * Records an ended call in the call history, resolves caller ID for the other
- * party, and emits `call.completed` or `call.missed` in the same transaction.
+ * party, and emits its event in the same transaction: `call.missed` for an inbound
+ * call that rang out unanswered, `call.completed` for every other call that ended
+ * (spec 6.1), an outbound one nobody answered included, with `status` `missed`.
  * The account's number is `to` for an inbound call and `from` for an outbound one.
  */
 export async function recordCall(
@@ -66,7 +68,7 @@ export async function recordCall(
   await recordEvent(
     tx,
     actor,
-    input.outcome === 'missed' ? 'call.missed' : 'call.completed',
+    call.direction === 'inbound' && call.status === 'missed' ? 'call.missed' : 'call.completed',
     call,
     now,
   );

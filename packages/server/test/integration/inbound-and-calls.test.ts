@@ -254,6 +254,21 @@ for (const engine of ENGINES) {
       assert.equal(res.body.to, to);
     });
 
+    test('an outbound call nobody answered is call.completed with status missed: call.missed is for inbound calls that rang out', async () => {
+      const res = await acct.test.post('/v1/sandbox/calls', {
+        from: ours,
+        to: phone(),
+        direction: 'outbound',
+        outcome: 'missed',
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.equal(res.body.status, 'missed');
+      assert.deepEqual(await callEvents('call.missed', res.body.id), []);
+      const completed = await callEvents('call.completed', res.body.id);
+      assert.equal(completed.length, 1);
+      assert.deepEqual(completed[0]!.data, res.body);
+    });
+
     test('a missed call with a duration is 422 with param duration', async () => {
       const res = await acct.test.post('/v1/sandbox/calls', {
         from: phone(),
