@@ -2,7 +2,8 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { Gather } from '../lib/gather.ts';
-import { Pump } from '../lib/pump.ts';
+import { DueTimes } from '../lib/due-times.ts';
+import { Pump, type PumpResult } from '../lib/pump.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import {
   claimDeliveries,
@@ -151,6 +152,14 @@ export class WebhookWorker {
   #shortClaim: { busy: string[]; at: number; until: number } | null = null;
   /** Counts new-delivery signals, so a claim that raced one does not become the memo. */
   #signals = 0;
+  /**
+   * The retries this worker scheduled that no round has looked for since they fell due.
+   * While attempts run, rounds do not read the next due time (see #round), and the retry
+   * of an attempt that just failed is not even readable until its settlement commits;
+   * without these, a retry waited for the next poll, up to a second past the schedule's
+   * 5 s ± 10 % (decisions.md).
+   */
+  readonly #retries = new DueTimes();
   readonly #wake = () => {
     this.#signals++;
     this.#shortClaim = null;
@@ -210,6 +219,8 @@ export class WebhookWorker {
   async #round(wait: boolean) {
     const { store, clock } = this.#o;
     const now = clock.now();
+    // This round claims what is due by now, the retries expected by then included.
+    this.#retries.passTo(now);
     const room = Math.min(CLAIM_CHUNK, this.#o.total - this.#total - this.#waitingCount);
     // Endpoints with enough claimed and waiting here get none this round.
     const busy = [...this.#waiting]
@@ -261,14 +272,24 @@ export class WebhookWorker {
     // when nothing was claimed and nothing runs (its query reads every pending delivery:
     // at every round it took half of the worker's time with a backlog of 20 000).
     if (wait || claimedAny || this.#total > 0 || this.#waitingCount > 0) {
-      return { again: 'idle' } as const;
+      return this.#idleUntil(Infinity);
     }
     const due = await nextDeliveryDue(store.db);
     // Due now but not claimed: every endpoint with due work is busy, and its attempts wake us.
-    if (due === null || due <= now) return { again: 'idle' } as const;
+    if (due !== null && due <= now) return this.#idleUntil(Infinity);
+    return this.#idleUntil(due ?? Infinity);
+  }
+
+  /**
+   * The next round: at `due` (the next due time read) or at the retry this worker
+   * expects, whichever comes first; else when something wakes it (or at a poll).
+   */
+  #idleUntil(due: number): PumpResult {
+    const at = Math.min(due, this.#retries.next());
+    if (at === Infinity) return { again: 'idle' };
     // The round at that time must claim: the hold would otherwise put it off.
-    if (this.#shortClaim && due < this.#shortClaim.until) this.#shortClaim.until = due;
-    return { again: 'at', at: due } as const;
+    if (this.#shortClaim && at < this.#shortClaim.until) this.#shortClaim.until = at;
+    return { again: 'at', at };
   }
 
   /**
@@ -449,8 +470,16 @@ export class WebhookWorker {
             durationMs: 0,
           }
         : await this.#post({ url: endpoint.url, body, headers, timeoutMs: this.#o.timeoutMs });
-    return {
-      settling: this.#settle(planSettlement(this.#o, delivery, endpoint, attemptedAt, result)),
-    };
+    const plan = planSettlement(this.#o, delivery, endpoint, attemptedAt, result);
+    if (plan.settlement.status === 'pending') this.#expectRetry(plan.settlement.next_attempt_at);
+    return { settling: this.#settle(plan) };
+  }
+
+  /** Makes sure a round runs when a retry this worker scheduled falls due (see #retries). */
+  #expectRetry(at: number): void {
+    this.#retries.add(at);
+    // The hold on short claims must not put the round at that time off.
+    if (this.#shortClaim && at < this.#shortClaim.until) this.#shortClaim.until = at;
+    this.#pump.wakeAt(at);
   }
 }
