@@ -108,9 +108,10 @@ const POLL_MS = 1000;
 /**
  * How long a claim that came back short stands for the same busy endpoints (see
  * #shortClaim): a poll interval, since what it may miss meanwhile is what a poll
- * would find. Retries fall due 4.5 s or more after their attempt and leases lapse
- * after 45 s, so a second at most is added to either while attempts run; a worker
- * with nothing to do ends the hold at the next due time it read. With 100 ms, a
+ * would find. A retry this worker scheduled ends the hold when it falls due (see
+ * #retries); a lapsed lease (45 s), or a retry another instance scheduled, may wait up
+ * to a second more while attempts run; a worker with nothing to do ends the hold at the
+ * next due time it read. With 100 ms, a
  * backlog of 20 000 deliveries to four busy endpoints cost a claim that walked
  * them all and found nothing ten times a second (3–11 ms each, holding the
  * writer): 9.4 k → 10.4 k deliveries/s, the mean of six runs each
