@@ -163,7 +163,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret',
         description:
-          'Returns the new secret. The old one keeps signing alongside it for 24 hours (two v1= signatures).',
+          'Returns the new secret. The one it replaces keeps signing alongside it for 24 hours (two v1= signatures); rotating again within those hours ends the older one at once.',
         tags: TAGS,
         params: IdParams,
         response: { 200: WebhookEndpoint, '4xx': ErrorBody },
