@@ -81,9 +81,12 @@ export function buildOpenApi(routes: CollectedRoute[]): Json {
         ]),
       ),
     };
-    if (schema.body) {
+    // A body that takes no fields (NoBody) is not described; one without required fields
+    // may be left out (see plugins/content-type.ts).
+    const body = schema.body as { properties?: Json; required?: string[] } | undefined;
+    if (body && Object.keys(body.properties ?? {}).length > 0) {
       operation.requestBody = {
-        required: true,
+        required: (body.required?.length ?? 0) > 0,
         content: { 'application/json': { schema: hoistNamed(schema.body, components) } },
       };
     }

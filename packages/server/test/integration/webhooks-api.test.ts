@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '../../../sdk/src/webhooks/verify.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
+import { rawRequest } from '../support/raw-http.ts';
 import { startReceiver, type Receiver, type ReceivedRequest } from '../support/receiver.ts';
 import { createEndpoint, ShiftedClock, WEBHOOK_SECRET } from '../support/webhooks.ts';
 
@@ -271,6 +272,47 @@ for (const engine of ENGINES) {
         list.body.data.some((e: any) => e.id === created.id),
         false,
       );
+    });
+
+    test('a call that takes no fields (rotate_secret, retry) may send no body, an empty one or {}, and a field is 422 naming it', async () => {
+      const created = await createEndpoint(acct.test, PUBLIC_URL);
+      const rotate = `/v1/webhook_endpoints/${created.id}/rotate_secret`;
+      const auth = { authorization: `Bearer ${acct.testKey}` };
+      const json = { ...auth, 'content-type': 'application/json' };
+      for (const [headers, body] of [
+        [auth, undefined],
+        [json, undefined],
+        [json, ''],
+        [json, '{}'],
+      ] as const) {
+        const res = await rawRequest(t.url, { method: 'POST', path: rotate, headers, body });
+        assert.equal(res.status, 200, `${JSON.stringify(body)}: ${res.text}`);
+      }
+      const before = (await acct.test.get(`/v1/webhook_endpoints/${created.id}`)).body;
+      for (const path of [rotate, `/v1/webhook_endpoints/${created.id}/deliveries/whd_x/retry`]) {
+        const res = await acct.test.post(path, { force: true });
+        assert.equal(res.status, 422, res.text);
+        assert.deepEqual(res.body.error, {
+          type: 'validation_error',
+          message: "Unknown field 'force'.",
+          param: 'force',
+        });
+      }
+      assert.deepEqual((await acct.test.get(`/v1/webhook_endpoints/${created.id}`)).body, before);
+    });
+
+    test('a test event needs no body; DELETE with Content-Type: application/json and no body is a DELETE', async () => {
+      const created = await createEndpoint(acct.test, PUBLIC_URL, ['contact.created']);
+      const path = `/v1/webhook_endpoints/${created.id}`;
+      const json = { authorization: `Bearer ${acct.testKey}`, 'content-type': 'application/json' };
+      for (const headers of [{ authorization: json.authorization }, json]) {
+        const res = await rawRequest(t.url, { method: 'POST', path: `${path}/test`, headers });
+        assert.equal(res.status, 202, res.text);
+        assert.equal(res.body.eventType, 'message.received');
+      }
+      const deleted = await rawRequest(t.url, { method: 'DELETE', path, headers: json, body: '' });
+      assert.equal(deleted.status, 200, deleted.text);
+      assert.equal(deleted.body.deleted, true);
     });
 
     test('an unknown endpoint id is 404 not_found', async () => {

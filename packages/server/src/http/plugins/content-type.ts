@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -10,16 +10,35 @@ function hasBody(request: FastifyRequest): boolean {
   );
 }
 
+/** A route's body schema, as far as these rules look at it. */
+interface BodySchema {
+  required?: string[];
+}
+
+/** A body the route cannot do without: its schema has a required field. */
+function needsBody(schema: BodySchema | undefined): boolean {
+  return (schema?.required?.length ?? 0) > 0;
+}
+
 /**
- * Requires `Content-Type: application/json` on every request that carries a
- * body or whose route expects one, before any parsing, so a missing or wrong
- * type is our `400 invalid_request` rather than a framework default.
+ * The request body's format, checked before any parsing, so a mistake is our
+ * `400 invalid_request` rather than a framework default:
+ * - `Content-Type: application/json` is required on every request that carries a
+ *   body, or whose route cannot do without one;
+ * - an empty body is no body, whatever its `Content-Type` says (as Stripe takes it): a
+ *   `DELETE` or a bodiless `POST` sent with the header by a client that always sends
+ *   it is not refused as empty JSON;
+ * - a route whose body has no required field (`POST …/test`, `…/rotate_secret`) may
+ *   be called without one, and is then validated as `{}`.
  */
 export function registerContentTypeCheck(app: FastifyInstance): void {
   app.addHook('preParsing', (request: FastifyRequest, _reply, payload, done) => {
-    const expectsBody = request.routeOptions.schema?.body !== undefined;
     const type = request.headers['content-type'];
-    if ((expectsBody || hasBody(request)) && (!type || !JSON_TYPE.test(type))) {
+    const sent = hasBody(request);
+    if (
+      (sent || needsBody(request.routeOptions.schema?.body as BodySchema | undefined)) &&
+      (!type || !JSON_TYPE.test(type))
+    ) {
       done(
         new ApiError(
           'invalid_request',
@@ -30,6 +49,18 @@ export function registerContentTypeCheck(app: FastifyInstance): void {
       );
       return;
     }
+    // Fastify picks the parser from the header after this hook: without it, nothing is parsed.
+    if (!sent && type !== undefined) delete request.headers['content-type'];
     done(null, payload);
+  });
+  // Set on the routes it concerns only: the hot routes' bodies are required.
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = route.schema?.body as BodySchema | undefined;
+    if (schema === undefined || needsBody(schema)) return;
+    const optionalBody = (request: FastifyRequest, _reply: unknown, done: () => void) => {
+      request.body ??= {};
+      done();
+    };
+    route.preValidation = [route.preValidation ?? [], optionalBody].flat() as never;
   });
 }

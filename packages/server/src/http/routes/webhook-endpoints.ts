@@ -9,7 +9,7 @@ import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
-import { ErrorBody, IdParams } from '../schemas/common.ts';
+import { ErrorBody, IdParams, NoBody } from '../schemas/common.ts';
 import {
   CreateEndpointBody,
   DeletedEndpoint,
@@ -166,6 +166,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
           'Returns the new secret. The one it replaces keeps signing alongside it for 24 hours (two v1= signatures); rotating again within those hours ends the older one at once.',
         tags: TAGS,
         params: IdParams,
+        body: NoBody,
         response: { 200: WebhookEndpoint, '4xx': ErrorBody },
       },
     },
@@ -212,6 +213,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
         summary: 'Redeliver one event now',
         tags: TAGS,
         params: DeliveryParams,
+        body: NoBody,
         response: { 202: WebhookDelivery, '4xx': ErrorBody },
       },
     },

@@ -43,3 +43,9 @@ export const ErrorBody = Type.Object(
 
 /** A path parameter `id`. */
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/**
+ * The body of a call that takes no fields (`…/rotate_secret`, `…/retry`): it may be
+ * left out, or be `{}`; a field is refused by name, as on every other call.
+ */
+export const NoBody = Type.Object({}, { additionalProperties: false });
