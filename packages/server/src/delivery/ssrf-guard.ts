@@ -221,6 +221,11 @@ export async function checkWebhookUrl(
   } catch {
     return { ok: false, reason: 'url must be an absolute URL' };
   }
+  // The URL parser drops surrounding spaces and control characters (code points up to
+  // U+0020), and the stored URL would keep them: refused, as a URL that is not one.
+  if (url.charCodeAt(0) <= 0x20 || url.charCodeAt(url.length - 1) <= 0x20) {
+    return { ok: false, reason: 'url must not begin or end with spaces' };
+  }
   const schemeOk = parsed.protocol === 'https:' || (allowPrivate && parsed.protocol === 'http:');
   if (!schemeOk) return { ok: false, reason: 'url must use https://' };
   if (parsed.username !== '' || parsed.password !== '') {

@@ -90,6 +90,22 @@ for (const engine of ENGINES) {
         assertApiError(await t.client(null).get('/v1/contacts/ct_x'), 401, 'unauthorized');
       });
 
+      test('a 401 of the API asks for a bearer token (WWW-Authenticate), on every route', async () => {
+        for (const [method, path] of [
+          ['GET', '/v1/contacts/ct_x'],
+          ['POST', '/v1/messages'],
+          ['POST', '/v1/mcp'],
+          ['GET', '/v1/nowhere'],
+        ] as const) {
+          const res = await t.client('sk_test_nope').request(method, path);
+          assert.equal(res.status, 401, `${method} ${path}`);
+          assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="Switchboard"');
+        }
+        const session = await t.client(null).get('/app/api/me');
+        assert.equal(session.status, 401);
+        assert.equal(session.headers.get('www-authenticate'), null, 'the softphone signs in');
+      });
+
       test('a malformed key is 401 unauthorized, whatever its shape', async () => {
         const basic = Buffer.from(`${acct.testKey}:`).toString('base64');
         const authorizations = [

@@ -128,6 +128,17 @@ for (const engine of ENGINES) {
       assert.equal(res.body.error.param, 'url');
     });
 
+    test('a url with spaces around it is 422 param url, not stored with them', async () => {
+      for (const url of [` ${PUBLIC_URL}`, `${PUBLIC_URL} `, `${PUBLIC_URL}\n`]) {
+        const res = await acct.test.post('/v1/webhook_endpoints', {
+          url,
+          events: ['contact.created'],
+        });
+        assert.equal(res.status, 422, JSON.stringify(url));
+        assert.equal(res.body.error.param, 'url');
+      }
+    });
+
     test('missing or empty events is 422 param events', async () => {
       for (const body of [{ url: PUBLIC_URL }, { url: PUBLIC_URL, events: [] }]) {
         const res = await acct.test.post('/v1/webhook_endpoints', body);

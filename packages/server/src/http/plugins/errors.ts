@@ -140,8 +140,15 @@ function describeFormatError(error: FastifyError): string {
   }
 }
 
+/** What a `401` of the public API asks for: a bearer token, the API key. */
+const API_KEY_CHALLENGE = 'Bearer realm="Switchboard"';
+
 /** Sends an ApiError as `{error: {type, message, param?}}` with its headers. */
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  // The public API names the scheme it wants (RFC 6750); the softphone's session has none.
+  if (error.type === 'unauthorized' && reply.request.url.startsWith('/v1/')) {
+    reply.header('www-authenticate', API_KEY_CHALLENGE);
+  }
   return reply.code(error.status).headers(error.headers).send(error.toBody());
 }
 
