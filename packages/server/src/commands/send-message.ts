@@ -117,14 +117,18 @@ async function continueConversation(
     if (phone === input.from)
       throw validationError(`addParticipants[${i}]`, 'A participant must differ from from.');
   });
-  removes.forEach((phone, i) => requireE164(phone, `removeParticipants[${i}]`));
+  removes.forEach((phone, i) => {
+    requireE164(phone, `removeParticipants[${i}]`);
+    // Both at once says two things; which one was meant is not ours to guess.
+    if (adds.includes(phone)) {
+      throw validationError(
+        `removeParticipants[${i}]`,
+        `${phone} is both added and removed; name it in one of the two.`,
+      );
+    }
+  });
   await deactivateParticipants(tx.db, conversation.id, removes);
-  await upsertParticipants(
-    tx.db,
-    conversation.id,
-    adds.filter((p) => !removes.includes(p)),
-    now,
-  );
+  await upsertParticipants(tx.db, conversation.id, adds, now);
   const recipients = (await listParticipants(tx.db, conversation.id)).map((p) => p.phone);
   if (recipients.length > MAX_RECIPIENTS) {
     throw validationError(

@@ -146,6 +146,25 @@ for (const engine of ENGINES) {
       assert.deepEqual(await recipientsOf(again.body.id), sorted([a, b]));
     });
 
+    test('a number both added and removed in one send is 422 naming it, and the group stays as it was', async () => {
+      const [a, b, c] = [phone(), phone(), phone()];
+      const first = await send({ to: [a, b] });
+      const res = await assertNothingStored(t.store.db, acct.accountId, () =>
+        acct.test.post('/v1/messages', {
+          from,
+          conversationId: first.body.conversationId,
+          addParticipants: [c],
+          removeParticipants: [b, c],
+          body: 'which is it?',
+        }),
+      );
+      assert.equal(res.status, 422, res.text);
+      assert.equal(res.body.error.type, 'validation_error');
+      assert.equal(res.body.error.param, 'removeParticipants[1]');
+      const again = await send({ conversationId: first.body.conversationId });
+      assert.deepEqual(await recipientsOf(again.body.id), sorted([a, b]));
+    });
+
     test('growing a group past 10 participants is 422 with param addParticipants', async () => {
       const members = Array.from({ length: 9 }, () => phone());
       const first = await send({ to: members });
