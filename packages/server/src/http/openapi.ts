@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { describeWebhooks } from './openapi-webhooks.ts';
 
 /** The version of the API description (spec 9). */
 export const API_VERSION = '1.0.0';
@@ -104,6 +105,7 @@ export function buildOpenApi(routes: CollectedRoute[]): Json {
     servers: [{ url: '/v1' }],
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: describeWebhooks((schema) => hoistNamed(schema, components)),
     components: {
       schemas: components,
       securitySchemes: {

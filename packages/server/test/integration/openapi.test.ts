@@ -126,6 +126,36 @@ for (const engine of ENGINES) {
       );
     });
 
+    test('every event of the catalog is described under webhooks: signed headers, and an envelope whose data is the resource it carries', async () => {
+      const carried: Record<string, string> = {
+        'message.received': 'Message',
+        'message.delivered': 'Message',
+        'message.failed': 'Message',
+        'call.completed': 'Call',
+        'call.missed': 'Call',
+        'contact.created': 'Contact',
+      };
+      assert.deepEqual(Object.keys(doc.webhooks).sort(), Object.keys(carried).sort());
+      for (const [type, resource] of Object.entries(carried)) {
+        const operation = doc.webhooks[type].post;
+        const headers = operation.parameters.map((p: Json) => [p.in, p.name.toLowerCase()]);
+        for (const name of ['x-service-signature', 'webhook-id', 'webhook-signature']) {
+          assert.ok(
+            headers.some(([where, n]: string[]) => where === 'header' && n === name),
+            `${type}: ${name}`,
+          );
+        }
+        const envelope = resolve(doc, operation.requestBody.content['application/json'].schema);
+        assert.deepEqual([...envelope.required].sort(), ['createdAt', 'data', 'id', 'type']);
+        assert.equal(envelope.properties.type.const, type);
+        assert.equal(
+          resolve(doc, envelope.properties.data),
+          doc.components.schemas[resource],
+          `${type} carries a ${resource}`,
+        );
+      }
+    });
+
     test('every documented request field is one the API accepts, and only those', async () => {
       const schema = resolve(
         doc,
