@@ -93,6 +93,7 @@ export async function seedMessages(
         failure_reason: null,
         sender_name: null,
         contact_id: null,
+        auto_reply: 0,
         created_at: at,
         updated_at: at,
       });

@@ -120,6 +120,7 @@ export async function receiveMessage(
     failure_reason: null,
     sender_name: null,
     contact_id: contact?.id ?? null,
+    auto_reply: 0,
     created_at: now,
     updated_at: now,
   };

@@ -165,6 +165,8 @@ export interface OutboundFields {
   mediaUrls: string[];
   segments: number;
   senderName: string | null;
+  /** The platform's reply to a keyword, which no opt-out blocks (sendMessage's bypassOptOut). */
+  autoReply?: boolean;
 }
 
 /**
@@ -204,6 +206,7 @@ export function outboundRows(f: OutboundFields): {
     failure_reason: null,
     sender_name: f.senderName,
     contact_id: null,
+    auto_reply: f.autoReply ? 1 : 0,
     created_at: f.now,
     updated_at: f.now,
   };
@@ -280,6 +283,7 @@ export async function sendMessage(
     mediaUrls,
     segments,
     senderName: input.senderName?.trim() || null,
+    autoReply: options.bypassOptOut === true,
   });
   if (checkAsStored) {
     // Not a group: one recipient (checkRecipients, or a direct thread's one participant).

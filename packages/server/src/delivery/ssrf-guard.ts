@@ -226,6 +226,9 @@ export async function checkWebhookUrl(
   if (url.charCodeAt(0) <= 0x20 || url.charCodeAt(url.length - 1) <= 0x20) {
     return { ok: false, reason: 'url must not begin or end with spaces' };
   }
+  // It also drops tabs and line breaks anywhere in it.
+  if (/[\t\n\r]/.test(url))
+    return { ok: false, reason: 'url must not contain tabs or line breaks' };
   const schemeOk = parsed.protocol === 'https:' || (allowPrivate && parsed.protocol === 'http:');
   if (!schemeOk) return { ok: false, reason: 'url must use https://' };
   if (parsed.username !== '' || parsed.password !== '') {

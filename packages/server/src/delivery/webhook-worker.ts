@@ -120,6 +120,13 @@ const POLL_MS = 1000;
 const SHORT_CLAIM_HOLD_MS = POLL_MS;
 
 /**
+ * The grain of the wake-ups for retries this worker scheduled (#expectRetry): late by
+ * at most this, against the schedule's ±10 % (500 ms on the first retry), and at most
+ * ten rounds a second however many attempts fail.
+ */
+const RETRY_WAKE_MS = 100;
+
+/**
  * Delivers pending webhook deliveries: claims due ones, POSTs each signed
  * envelope, logs every attempt, and settles the delivery (succeeded, retry at
  * the next time of the schedule, or failed) together with the endpoint's
@@ -472,15 +479,25 @@ export class WebhookWorker {
           }
         : await this.#post({ url: endpoint.url, body, headers, timeoutMs: this.#o.timeoutMs });
     const plan = planSettlement(this.#o, delivery, endpoint, attemptedAt, result);
-    if (plan.settlement.status === 'pending') this.#expectRetry(plan.settlement.next_attempt_at);
+    if (plan.settlement.status === 'pending') {
+      this.#expectRetry(plan.settlement.next_attempt_at, endpoint.id);
+    }
     return { settling: this.#settle(plan) };
   }
 
-  /** Makes sure a round runs when a retry this worker scheduled falls due (see #retries). */
-  #expectRetry(at: number): void {
-    this.#retries.add(at);
+  /**
+   * Makes sure a round runs when a retry this worker scheduled falls due (see #retries),
+   * unless its endpoint is one the short-claim hold saw busy: a claim would pass over it,
+   * and the end of one of its attempts wakes a round that claims it. Times are taken up
+   * to the next RETRY_WAKE_MS, so that a stream of failures wakes rounds (each a claim
+   * that walks the due deliveries, milliseconds with a backlog) at most that often.
+   */
+  #expectRetry(at: number, endpointId: string): void {
+    if (this.#shortClaim?.busy.includes(endpointId)) return;
+    const wakeAt = Math.ceil(at / RETRY_WAKE_MS) * RETRY_WAKE_MS;
+    this.#retries.add(wakeAt);
     // The hold on short claims must not put the round at that time off.
-    if (this.#shortClaim && at < this.#shortClaim.until) this.#shortClaim.until = at;
-    this.#pump.wakeAt(at);
+    if (this.#shortClaim && wakeAt < this.#shortClaim.until) this.#shortClaim.until = wakeAt;
+    this.#pump.wakeAt(wakeAt);
   }
 }

@@ -79,7 +79,7 @@ export function describeWebhooks(named: (schema: unknown) => unknown): Json {
       const operation = {
         operationId: title.replace(/^./, (c) => c.toLowerCase()),
         summary: type,
-        description: `${fires} Answer with a 2xx quickly; anything else is retried for about three days.`,
+        description: `${fires} Answer with a 2xx quickly; anything else but a 410 (which disables the endpoint) is retried for about three days.`,
         tags: ['Webhooks'],
         security: [],
         parameters: SIGNATURE_HEADERS,

@@ -120,6 +120,8 @@ export interface MessagesTable {
   failure_reason: string | null;
   sender_name: string | null;
   contact_id: string | null;
+  /** 1 for the platform's reply to a keyword, which no opt-out blocks (migration 012). */
+  auto_reply: number;
   created_at: number;
   updated_at: number;
 }

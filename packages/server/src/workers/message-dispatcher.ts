@@ -18,7 +18,7 @@ import {
   rescheduleSubmission,
   type ClaimedSubmission,
 } from '../store/repos/submissions.ts';
-import { recipientsOptedOutAfterQueued } from '../store/repos/opt-outs.ts';
+import { recipientsOptedOut } from '../store/repos/opt-outs.ts';
 import type { Store } from '../store/store.ts';
 
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
@@ -125,8 +125,8 @@ export class MessageDispatcher {
     const batch = backgroundRound(this.#store.requestLoad());
     // The round's messages are read in the claim's transaction, one read for the whole
     // round (a query per row was most of the dispatcher's cost), by index (findMessagesByIds).
-    // Recipients who opted out since their message was queued are read with them: they
-    // fail as opted_out instead of leaving (recipientsOptedOutAfterQueued).
+    // Recipients who have opted out since their message was queued are read with them:
+    // they fail as opted_out instead of leaving (recipientsOptedOut).
     const { claimed, rows, optedOut } = await this.#store.write(
       async (tx) => {
         const claimed = await claimSubmissions(
@@ -139,7 +139,7 @@ export class MessageDispatcher {
         const ids = [...new Set(claimed.map((r) => r.message_id))];
         const [rows, optedOut] = await Promise.all([
           findMessagesByIds(tx.db, ids),
-          recipientsOptedOutAfterQueued(tx.db, claimed),
+          recipientsOptedOut(tx.db, claimed),
         ]);
         return { claimed, rows, optedOut };
       },

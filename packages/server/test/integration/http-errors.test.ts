@@ -99,8 +99,13 @@ for (const engine of ENGINES) {
         ] as const) {
           const res = await t.client('sk_test_nope').request(method, path);
           assert.equal(res.status, 401, `${method} ${path}`);
-          assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="Switchboard"');
+          assert.equal(
+            res.headers.get('www-authenticate'),
+            'Bearer realm="Switchboard", error="invalid_token"',
+          );
         }
+        const none = await t.client(null).get('/v1/contacts/ct_x');
+        assert.equal(none.headers.get('www-authenticate'), 'Bearer realm="Switchboard"');
         const session = await t.client(null).get('/app/api/me');
         assert.equal(session.status, 401);
         assert.equal(session.headers.get('www-authenticate'), null, 'the softphone signs in');

@@ -394,8 +394,14 @@ for (const engine of ENGINES) {
       assert.equal(res.status, 201, res.text);
     }
 
-    test('fails as opted_out with message.failed instead of leaving; what the platform sent after STOP leaves, and so does a send that START let through', async () => {
-      const [stopper, member, other, returner] = [phone(), phone(), phone(), phone()];
+    test("fails as opted_out with message.failed instead of leaving; the platform's own replies leave, queued before the STOP or after, and so does a send that START let through", async () => {
+      const [stopper, member, other, returner, asker] = [
+        phone(),
+        phone(),
+        phone(),
+        phone(),
+        phone(),
+      ];
       const direct = await queue(stopper, 'Your order shipped');
       const group = await queue([member, other], 'Team lunch at noon');
       const later = await queue(returner, 'See you soon');
@@ -403,6 +409,9 @@ for (const engine of ENGINES) {
       await textIn(member, 'STOP');
       await textIn(returner, 'STOP');
       await textIn(returner, 'START');
+      // The HELP reply, queued before the STOP, is the platform's own: it still leaves.
+      await textIn(asker, 'HELP');
+      await textIn(asker, 'STOP');
       const background = await startBackground({
         config: t.config,
         store: t.store,
@@ -435,7 +444,7 @@ for (const engine of ENGINES) {
           (await waitForStatus(acct.test, later.id, ['failed', 'delivered'])).status,
           'delivered',
         );
-        for (const sender of [stopper, member, returner]) {
+        for (const sender of [stopper, member, returner, asker]) {
           const replies = (await outboundTo(t.store.db, acct.accountId, 'test', sender)).filter(
             (r) => r.sender_name === 'Auto-reply',
           );

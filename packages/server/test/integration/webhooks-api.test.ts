@@ -128,8 +128,13 @@ for (const engine of ENGINES) {
       assert.equal(res.body.error.param, 'url');
     });
 
-    test('a url with spaces around it is 422 param url, not stored with them', async () => {
-      for (const url of [` ${PUBLIC_URL}`, `${PUBLIC_URL} `, `${PUBLIC_URL}\n`]) {
+    test('a url with spaces around it, or a tab or line break in it, is 422 param url, not stored with them', async () => {
+      for (const url of [
+        ` ${PUBLIC_URL}`,
+        `${PUBLIC_URL} `,
+        `${PUBLIC_URL}\n`,
+        PUBLIC_URL.replace('hooks', 'ho\toks'),
+      ]) {
         const res = await acct.test.post('/v1/webhook_endpoints', {
           url,
           events: ['contact.created'],
@@ -321,6 +326,13 @@ for (const engine of ENGINES) {
         assert.equal(res.status, 202, res.text);
         assert.equal(res.body.eventType, 'message.received');
       }
+      const nullBody = await rawRequest(t.url, {
+        method: 'POST',
+        path: `${path}/test`,
+        headers: json,
+        body: 'null',
+      });
+      assert.equal(nullBody.status, 400, 'a JSON null is a body, and not an object');
       const deleted = await rawRequest(t.url, { method: 'DELETE', path, headers: json, body: '' });
       assert.equal(deleted.status, 200, deleted.text);
       assert.equal(deleted.body.deleted, true);

@@ -11,6 +11,7 @@ import { createWebhookEndpoint } from '../../src/commands/webhooks/create-webhoo
 import { createGuardedDispatcher } from '../../src/delivery/guarded-dispatcher.ts';
 import { newWebhookSecret } from '../../src/delivery/sign.ts';
 import { checkWebhookUrl } from '../../src/delivery/ssrf-guard.ts';
+import { SETTLEMENT } from '../../src/delivery/settle-attempt.ts';
 import { WebhookWorker } from '../../src/delivery/webhook-worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSecretBox } from '../../src/lib/secret-box.ts';
@@ -90,6 +91,73 @@ for (const engine of ENGINES) {
         assert.ok(
           waited >= FIRST_RETRY_MS && waited < FIRST_RETRY_MS + ON_TIME_MS,
           `retried ${waited} ms after the failed attempt, on a ${FIRST_RETRY_MS} ms schedule`,
+        );
+      } finally {
+        await worker.stop();
+      }
+    });
+
+    test('a burst of failed attempts wakes claims for their retries at most every 100 ms, not once per retry', async () => {
+      receiver.on('/down', { status: 503 });
+      const deps: WebhookDeps = {
+        clock,
+        seal: (secret) => secrets.seal(secret),
+        newSecret: newWebhookSecret,
+        checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
+      };
+      const account = await store.write((tx) => createAccount(tx, { name: 'retry burst' }, deps));
+      const actor: Actor = { accountId: account.id, mode: 'test' };
+      await store.write((tx) =>
+        createWebhookEndpoint(
+          tx,
+          actor,
+          { url: `${receiver.url}/down`, events: ['contact.created'] },
+          deps,
+        ),
+      );
+      const BURST = 30;
+      for (let i = 0; i < BURST; i++) {
+        await store.write((tx) =>
+          createContact(tx, actor, { phone: `+1415555${String(2000 + i)}` }, deps),
+        );
+      }
+      // Claims are the worker's writes that need not wait for the disk, settlements aside.
+      const claims: number[] = [];
+      const counted: Store = {
+        engine: store.engine,
+        capabilities: store.capabilities,
+        signals: store.signals,
+        get db() {
+          return store.db;
+        },
+        write: (unit, options) => {
+          if (options?.durable === false && options !== SETTLEMENT) claims.push(Date.now());
+          return store.write(unit, options);
+        },
+        requestLoad: () => store.requestLoad(),
+        foreignChanges: () => store.foreignChanges(),
+        close: () => store.close(),
+      };
+      // Each retry's wait a millisecond apart from the next: 4 500 ms, 4 501 ms, …
+      let draws = 0;
+      const worker = new WebhookWorker({
+        store: counted,
+        clock,
+        logger: createLogger('silent'),
+        secrets,
+        dispatcher,
+        perEndpoint: BURST,
+        random: () => (draws++ % BURST) / 10_000,
+      });
+      try {
+        worker.start();
+        await receiver.waitFor('/down', BURST);
+        const firstRound = Date.now();
+        await receiver.waitFor('/down', 2 * BURST, { timeoutMs: FIRST_RETRY_MS + 3_000 });
+        const retryClaims = claims.filter((at) => at >= firstRound + FIRST_RETRY_MS - 100);
+        assert.ok(
+          retryClaims.length <= 3,
+          `${retryClaims.length} claims for ${BURST} retries due within 30 ms`,
         );
       } finally {
         await worker.stop();

@@ -23,6 +23,7 @@ export function outboundMessageRow(
     failure_reason: null,
     sender_name: null,
     contact_id: null,
+    auto_reply: 0,
     updated_at: fields.created_at,
     ...fields,
   };

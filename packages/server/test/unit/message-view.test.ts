@@ -22,6 +22,7 @@ function groupRow(status: MessageRow['status']): MessageRow {
     failure_reason: null,
     sender_name: null,
     contact_id: null,
+    auto_reply: 0,
     created_at: AT,
     updated_at: AT,
   };

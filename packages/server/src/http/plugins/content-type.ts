@@ -58,7 +58,8 @@ export function registerContentTypeCheck(app: FastifyInstance): void {
     const schema = route.schema?.body as BodySchema | undefined;
     if (schema === undefined || needsBody(schema)) return;
     const optionalBody = (request: FastifyRequest, _reply: unknown, done: () => void) => {
-      request.body ??= {};
+      // Only a missing body: a JSON `null` is a body, and not an object.
+      if (request.body === undefined) request.body = {};
       done();
     };
     route.preValidation = [route.preValidation ?? [], optionalBody].flat() as never;

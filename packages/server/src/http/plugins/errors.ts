@@ -147,7 +147,12 @@ const API_KEY_CHALLENGE = 'Bearer realm="Switchboard"';
 export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
   // The public API names the scheme it wants (RFC 6750); the softphone's session has none.
   if (error.type === 'unauthorized' && reply.request.url.startsWith('/v1/')) {
-    reply.header('www-authenticate', API_KEY_CHALLENGE);
+    // A key that was sent and refused is an invalid token (RFC 6750, section 3.1).
+    const sent = reply.request.headers.authorization !== undefined;
+    reply.header(
+      'www-authenticate',
+      sent ? `${API_KEY_CHALLENGE}, error="invalid_token"` : API_KEY_CHALLENGE,
+    );
   }
   return reply.code(error.status).headers(error.headers).send(error.toBody());
 }

@@ -10,6 +10,7 @@ import * as sandboxNetworkFromRecipients from './008-sandbox-network-from-recipi
 import * as submissionsOnRecipients from './009-submissions-on-recipients.ts';
 import * as roomForHeapOnlyClaims from './010-room-for-heap-only-claims.ts';
 import * as directConversationKey from './011-direct-conversation-key.ts';
+import * as autoReplies from './012-auto-replies.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '009-submissions-on-recipients': submissionsOnRecipients,
   '010-room-for-heap-only-claims': roomForHeapOnlyClaims,
   '011-direct-conversation-key': directConversationKey,
+  '012-auto-replies': autoReplies,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -30,6 +30,7 @@ export const MESSAGE_COLUMNS = {
   failure_reason: true,
   sender_name: true,
   contact_id: true,
+  auto_reply: true,
   created_at: true,
   updated_at: true,
 } as const satisfies Record<keyof MessagesTable, true>;
