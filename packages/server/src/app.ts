@@ -83,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mcpRoutes, { prefix: '/v1' });
   await app.register(appApi, { prefix: '/app/api' });
   await registerWebApp(app);
-  if (deps.config.roles.includes('realtime')) attachRealtime(app);
+  if (deps.config.roles.includes('realtime')) {
+    attachRealtime(app, deps.realtimeHeartbeatMs ? { heartbeatMs: deps.realtimeHeartbeatMs } : {});
+  }
   return app;
 }

@@ -15,7 +15,7 @@ import type { Me } from './lib/types.ts';
 
 type Boot =
   | { status: 'loading' }
-  | { status: 'signed-out' }
+  | { status: 'signed-out'; ended?: boolean }
   | { status: 'signed-in'; me: Me }
   | { status: 'unreachable'; message: string };
 
@@ -34,7 +34,10 @@ export function App() {
   useEffect(() => {
     void load();
   }, [load]);
-  const onSignedOut = useCallback(() => setBoot({ status: 'signed-out' }), []);
+  const onSignedOut = useCallback(
+    (ended?: boolean) => setBoot({ status: 'signed-out', ended: ended === true }),
+    [],
+  );
 
   let screen;
   if (boot.status === 'loading') {
@@ -57,7 +60,7 @@ export function App() {
     );
   } else if (boot.status === 'signed-out') {
     // The URL is left alone, so a deep link opened while signed out still applies afterwards.
-    screen = <SignInPage onSignedIn={load} />;
+    screen = <SignInPage onSignedIn={load} sessionEnded={boot.ended === true} />;
   } else {
     screen = (
       <SessionProvider me={boot.me} onSignedOut={onSignedOut}>

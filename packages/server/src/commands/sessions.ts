@@ -49,5 +49,11 @@ export async function createSession(
 
 /** Ends the session of this cookie token. */
 export async function endSession(tx: WriteTx, token: string): Promise<void> {
-  await deleteSession(tx.db, sha256Hex(token));
+  const tokenHash = sha256Hex(token);
+  await deleteSession(tx.db, tokenHash);
+  // Its open realtime channels close at once, on every instance (realtime/hub.ts).
+  tx.publish(SESSION_ENDED, { tokenHash });
 }
+
+/** The signal of a session that ended: `{ tokenHash }`. */
+export const SESSION_ENDED = 'session.ended';

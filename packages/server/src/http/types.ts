@@ -17,6 +17,8 @@ export interface AppDeps {
   clock: Clock;
   /** Seals and opens webhook signing secrets. */
   secrets: SecretBox;
+  /** How often the realtime hub pings and checks each channel's session (25 s unless a test shortens it). */
+  realtimeHeartbeatMs?: number;
 }
 
 /** An idempotent POST in progress: its key and the hash of what was asked. */

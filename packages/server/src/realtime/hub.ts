@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isMode, type Mode } from '../domain/modes.ts';
 import { sessionFromToken, SESSION_COOKIE } from '../app-api/session-auth.ts';
+import { SESSION_ENDED } from '../commands/sessions.ts';
 
 /** Signals pushed to every signed-in client of the account and mode they concern. */
 export const PUSHED_SIGNALS = [
@@ -19,11 +20,21 @@ interface Client {
   accountId: string;
   mode: Mode;
   alive: boolean;
+  /** The session cookie it opened with, checked again at every heartbeat. */
+  token: string;
+  tokenHash: string;
 }
 
 /** The path browsers open the socket on. */
 export const REALTIME_PATH = '/app/ws';
 const HEARTBEAT_MS = 25_000;
+
+/**
+ * The close code of a channel whose session ended (signed out, expired, its user
+ * removed): the app returns to its sign-in page instead of reconnecting. In the range
+ * RFC 6455 leaves to applications.
+ */
+export const SESSION_ENDED_CLOSE = 4401;
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -43,7 +54,10 @@ function refuse(socket: Duplex, status: number, text: string): void {
  * its account and mode is pushed as `{type, …}` JSON. A client that
  * reconnects refetches its lists, so it catches up on what it missed.
  */
-export function attachRealtime(app: FastifyInstance): { clientCount(): number } {
+export function attachRealtime(
+  app: FastifyInstance,
+  { heartbeatMs = HEARTBEAT_MS }: { heartbeatMs?: number } = {},
+): { clientCount(): number } {
   const { store, clock, logger } = app.deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const clients = new Set<Client>();
@@ -61,15 +75,19 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
     }
     const mode = url.searchParams.get('mode') ?? 'test';
     if (!isMode(mode)) return refuse(socket, 400, 'Bad Request');
-    sessionFromToken(
-      store.db,
-      cookieValue(request.headers.cookie, SESSION_COOKIE),
-      clock.now(),
-    ).then(
+    const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
+    sessionFromToken(store.db, token, clock.now()).then(
       (session) => {
-        if (!session) return refuse(socket, 401, 'Unauthorized');
+        if (!session || token === undefined) return refuse(socket, 401, 'Unauthorized');
         wss.handleUpgrade(request, socket, head, (ws) => {
-          const client: Client = { socket: ws, accountId: session.accountId, mode, alive: true };
+          const client: Client = {
+            socket: ws,
+            accountId: session.accountId,
+            mode,
+            alive: true,
+            token,
+            tokenHash: session.tokenHash,
+          };
           addClient(client);
           ws.on('pong', () => (client.alive = true));
           ws.on('close', () => removeClient(client));
@@ -101,6 +119,14 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
     };
     return [type, listener] as const;
   });
+  /** Closes a channel whose session is over; the app signs in again rather than retrying. */
+  const endClient = (client: Client) => {
+    client.socket.close(SESSION_ENDED_CLOSE, 'session ended');
+    removeClient(client);
+  };
+  const onSessionEnded = ({ tokenHash }: { tokenHash: string }) => {
+    for (const client of clients) if (client.tokenHash === tokenHash) endClient(client);
+  };
   // Listening only while someone is connected: where changes are made on the store
   // thread, each signal listened to here is sent across, for nobody.
   const listen = (on: boolean) => {
@@ -108,6 +134,8 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
       if (on) store.signals.on(type, listener);
       else store.signals.off(type, listener);
     }
+    if (on) store.signals.on(SESSION_ENDED, onSessionEnded);
+    else store.signals.off(SESSION_ENDED, onSessionEnded);
   };
   function addClient(client: Client): void {
     clients.add(client);
@@ -117,7 +145,9 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
     if (clients.delete(client) && clients.size === 0) listen(false);
   }
 
-  // Pings find connections that died without a close (a phone losing its network).
+  // Pings find connections that died without a close (a phone losing its network), and
+  // each session is looked up again: one that expired, or ended where no signal reached
+  // this process, closes its channels here.
   const heartbeat = setInterval(() => {
     for (const client of clients) {
       if (!client.alive) {
@@ -127,8 +157,14 @@ export function attachRealtime(app: FastifyInstance): { clientCount(): number } 
       }
       client.alive = false;
       client.socket.ping();
+      sessionFromToken(store.db, client.token, clock.now()).then(
+        (session) => {
+          if (!session && clients.has(client)) endClient(client);
+        },
+        (error: unknown) => logger.warn({ err: error }, 'realtime session check failed'),
+      );
     }
-  }, HEARTBEAT_MS);
+  }, heartbeatMs);
   heartbeat.unref();
 
   app.addHook('onClose', async () => {

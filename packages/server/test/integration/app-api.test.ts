@@ -24,7 +24,7 @@ for (const engine of ENGINES) {
     let counter = 0;
 
     before(async () => {
-      t = await startTestApp(engine);
+      t = await startTestApp(engine, { realtimeHeartbeatMs: 200 });
       acct = await t.newAccount('Acme');
       other = await t.newAccount('Other');
       passwordHash = await hashPassword(PASSWORD);
@@ -183,6 +183,59 @@ for (const engine of ENGINES) {
       });
       socket.terminate();
       assert.equal(status, 401);
+    });
+
+    /** An open realtime channel of session `s`, once the server said hello. */
+    async function channel(s: Session): Promise<WebSocket> {
+      const socket = new WebSocket(`${t.url.replace('http', 'ws')}/app/ws?mode=test`, {
+        headers: { cookie: s.cookie },
+      });
+      await new Promise<void>((resolve) => socket.once('message', () => resolve()));
+      return socket;
+    }
+
+    /** The close code of `socket`, waited for at most `ms`; null if it stayed open. */
+    function closeCode(socket: WebSocket, ms: number): Promise<number | null> {
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(null), ms);
+        socket.once('close', (code) => {
+          clearTimeout(timer);
+          resolve(code);
+        });
+      });
+    }
+
+    test('signing out closes that session’s realtime channels at once (4401), and only them', async () => {
+      const email = await newUser(acct, 'member');
+      const [leaving, staying] = [await session(email), await session(email)];
+      const [gone, kept] = [await channel(leaving), await channel(staying)];
+      try {
+        const closed = closeCode(gone, 2_000);
+        assert.equal(
+          (await call(leaving, 'DELETE', '/session', undefined, { 'x-csrf-token': leaving.csrf }))
+            .status,
+          200,
+        );
+        assert.equal(await closed, 4401);
+        assert.equal(await closeCode(kept, 300), null, 'the other session’s channel stays open');
+      } finally {
+        gone.terminate();
+        kept.terminate();
+      }
+    });
+
+    test('a session that ends without a signal here (expired, removed elsewhere) closes its channel at the next heartbeat', async () => {
+      const s = await session(await newUser(acct, 'member'));
+      const socket = await channel(s);
+      try {
+        const closed = closeCode(socket, 3_000);
+        await t.store.write((tx) =>
+          tx.db.deleteFrom('sessions').where('token_hash', '=', sha256Hex(s.token)).execute(),
+        );
+        assert.equal(await closed, 4401);
+      } finally {
+        socket.terminate();
+      }
     });
 
     test('the realtime hub listens to committed changes only while a softphone is connected', async () => {

@@ -55,6 +55,7 @@ export async function startTestApp(
     /** Trusted CA for webhook HTTPS receivers with self-signed certificates. */
     webhookCa?: string;
     webhookTimeoutMs?: number;
+    realtimeHeartbeatMs?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
@@ -77,6 +78,7 @@ export async function startTestApp(
     clock,
     secrets,
     logger: createLogger('silent'),
+    ...(options.realtimeHeartbeatMs ? { realtimeHeartbeatMs: options.realtimeHeartbeatMs } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.

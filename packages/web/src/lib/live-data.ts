@@ -46,6 +46,7 @@ const byNewest = (a: Conversation, b: Conversation) => descending(a.lastMessageA
 export class LiveData {
   readonly api: ApiClient;
   readonly #announce: (text: string) => void;
+  readonly #onSessionEnded: () => void;
   readonly #listeners = new Set<() => void>();
   #snapshot: LiveSnapshot = {
     conversations: null,
@@ -63,9 +64,14 @@ export class LiveData {
     map: new Map(),
   };
 
-  constructor(api: ApiClient, announce: (text: string) => void) {
+  constructor(
+    api: ApiClient,
+    announce: (text: string) => void,
+    onSessionEnded: () => void = () => undefined,
+  ) {
     this.api = api;
     this.#announce = announce;
+    this.#onSessionEnded = onSessionEnded;
   }
 
   /** For useSyncExternalStore. */
@@ -89,6 +95,10 @@ export class LiveData {
     this.#realtime = openRealtime(this.api.mode, {
       onPush: (push) => this.#apply(push),
       onState: (connection) => this.#set({ connection }),
+      onSessionEnded: () => {
+        this.stop();
+        this.#onSessionEnded();
+      },
     });
   }
 

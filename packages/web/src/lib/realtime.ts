@@ -8,7 +8,12 @@ export interface RealtimeHandlers {
   /** Every push, `hello` included: a hello after a gap is the cue to refetch what was missed. */
   onPush(push: Push): void;
   onState(state: ConnectionState): void;
+  /** The server closed the channel because the session ended: sign in again, don't retry. */
+  onSessionEnded(): void;
 }
+
+/** The close code the server ends a channel with when its session ended (realtime/hub.ts). */
+export const SESSION_ENDED_CLOSE = 4401;
 
 /** An open channel; `close` stops it for good (sign-out, mode switch). */
 export interface RealtimeHandle {
@@ -66,8 +71,14 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
       }
       handlers.onPush(push);
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (socket === ws) socket = null;
+      if (event.code === SESSION_ENDED_CLOSE) {
+        closed = true;
+        window.removeEventListener('online', retryNow);
+        handlers.onSessionEnded();
+        return;
+      }
       schedule();
     };
     // An error is always followed by close, which does the retrying.

@@ -38,14 +38,20 @@ function storedMode(): Mode {
 }
 
 /** Provides the session to every screen; a mode switch swaps the API client and live data. */
-export function SessionProvider(props: { me: Me; onSignedOut: () => void; children: ReactNode }) {
+export function SessionProvider(props: {
+  me: Me;
+  /** `ended`: the session ended without this tab asking (expired, signed out elsewhere). */
+  onSignedOut: (ended?: boolean) => void;
+  children: ReactNode;
+}) {
   const { me, onSignedOut } = props;
   const [mode, setModeState] = useState<Mode>(storedMode);
+  const ended = useCallback(() => onSignedOut(true), [onSignedOut]);
   const api = useMemo(
-    () => createApiClient(mode, me.csrfToken, onSignedOut),
-    [mode, me.csrfToken, onSignedOut],
+    () => createApiClient(mode, me.csrfToken, ended),
+    [mode, me.csrfToken, ended],
   );
-  const live = useMemo(() => new LiveData(api, announce), [api]);
+  const live = useMemo(() => new LiveData(api, announce, ended), [api, ended]);
   useEffect(() => {
     live.start();
     return () => live.stop();

@@ -196,6 +196,28 @@ describe('softphone sessions', () => {
     await page.getByRole('heading', { name: 'Sign in to your team’s inbox' }).waitFor();
     const me = await page.request.get('/app/api/me');
     assert.equal(me.status(), 401);
+    assert.equal(
+      await page.getByText('Your session has ended').count(),
+      0,
+      'signing out oneself needs no explanation',
+    );
     await page.context().close();
+  });
+
+  test('signed out in another tab, a tab stops receiving at once and says the session ended', async () => {
+    const context = await newContext(browser, s.t.url);
+    const [watching, other] = [await context.newPage(), await context.newPage()];
+    await signIn(watching, s.member.email, s.member.password);
+    await watching.getByText('Live updates on').waitFor();
+    await other.goto('/app/');
+    await other.getByRole('button', { name: `Sign out ${s.member.name}` }).click();
+    await other.getByRole('heading', { name: 'Sign in to your team’s inbox' }).waitFor();
+    // The watching tab made no request since: the server closed its channel.
+    await watching
+      .getByRole('status')
+      .filter({ hasText: 'Your session has ended. Sign in again to continue.' })
+      .waitFor({ timeout: 5_000 });
+    await watching.getByRole('heading', { name: 'Sign in to your team’s inbox' }).waitFor();
+    await context.close();
   });
 });

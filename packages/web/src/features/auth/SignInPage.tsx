@@ -4,7 +4,11 @@ import { Field, FormError } from '../../lib/form.tsx';
 import { Logo } from '../shell/Logo.tsx';
 
 /** The sign-in form for an account's team members. */
-export function SignInPage(props: { onSignedIn: () => Promise<void> }) {
+export function SignInPage(props: {
+  onSignedIn: () => Promise<void>;
+  /** The session ended without this tab signing out (expired, or signed out elsewhere). */
+  sessionEnded?: boolean;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -30,6 +34,11 @@ export function SignInPage(props: { onSignedIn: () => Promise<void> }) {
         <Logo />
         <h1>Sign in to your team’s inbox</h1>
         <p className="muted">Texts, calls and contacts for everyone on your account.</p>
+        {props.sessionEnded && !error ? (
+          <p className="notice" role="status">
+            Your session has ended. Sign in again to continue.
+          </p>
+        ) : null}
         <form onSubmit={submit} noValidate>
           <Field label="Work email">
             <input
