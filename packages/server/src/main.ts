@@ -110,7 +110,7 @@ async function serve(config: Config): Promise<void> {
         `  account        ${bootstrap.accountId}`,
         `  test API key   ${bootstrap.testKey}   (shown only now)`,
         `  test numbers   ${bootstrap.testNumbers.join(', ')}`,
-        `  softphone      ${server.url}/app  login ${bootstrap.login.email} / ${bootstrap.login.password}`,
+        `  softphone      ${server.url}/app/  login ${bootstrap.login.email} / ${bootstrap.login.password}`,
         `  API            ${server.url}/v1`,
         '',
         `  curl -X POST ${server.url}/v1/contacts -H 'Authorization: Bearer ${bootstrap.testKey}' \\`,

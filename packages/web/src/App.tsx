@@ -34,6 +34,14 @@ export function App() {
   useEffect(() => {
     void load();
   }, [load]);
+  // Started offline, it tries again by itself once the network is back.
+  const unreachable = boot.status === 'unreachable';
+  useEffect(() => {
+    if (!unreachable) return;
+    const retry = () => void load();
+    window.addEventListener('online', retry);
+    return () => window.removeEventListener('online', retry);
+  }, [unreachable, load]);
   const onSignedOut = useCallback(
     (ended?: boolean) => setBoot({ status: 'signed-out', ended: ended === true }),
     [],

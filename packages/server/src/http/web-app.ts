@@ -38,7 +38,12 @@ export async function registerWebApp(app: FastifyInstance): Promise<void> {
   const sendShell = async (_request: unknown, reply: FastifyReply) =>
     reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(shell());
   app.get('/', { config: { public: true } }, async (_request, reply) => reply.redirect('/app/'));
-  app.get('/app', { config: { public: true } }, sendShell);
+  // The app lives under /app/, which its service worker covers (scope /app/); /app itself
+  // would load it online and fail offline, so it moves to /app/, query and all.
+  app.get('/app', { config: { public: true } }, async (request, reply) => {
+    const query = request.url.indexOf('?');
+    return reply.redirect(`/app/${query === -1 ? '' : request.url.slice(query)}`, 301);
+  });
   app.get('/app/', { config: { public: true } }, sendShell);
   app.get('/app/*', { config: { public: true } }, async (request, reply) => {
     if (request.url.startsWith('/app/api/')) {

@@ -70,9 +70,14 @@ describe('installable web app', () => {
     await context.setOffline(true);
     await page.reload();
     await page.getByRole('heading', { name: 'Can’t reach Switchboard' }).waitFor();
+    await page.getByRole('button', { name: 'Try again' }).waitFor();
+    // Back online, a tab that started offline loads by itself.
     await context.setOffline(false);
-    await page.getByRole('button', { name: 'Try again' }).click();
-    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor({ timeout: 5_000 });
+    // The address the server prints, /app, moves to /app/, where the worker answers offline.
+    await page.goto('/app?from=banner');
+    assert.equal(new URL(page.url()).pathname, '/app/');
+    assert.equal(new URL(page.url()).search, '?from=banner');
 
     const cached = await page.evaluate(async () => {
       const urls: string[] = [];
