@@ -149,4 +149,25 @@ describe('deep links', () => {
     await page.getByText('You already have a conversation with (415) 555-0140.').waitFor();
     assert.equal(await composer().inputValue(), '');
   });
+
+  test('opening that thread from a link carries its draft along, unsent', async () => {
+    // A page of its own: the call links above leave this one handing tel: to the system.
+    const fresh = await context.newPage();
+    try {
+      await fresh.goto('/app/link?action=sms&to=%2B14155550140&body=Running%20late');
+      await fresh.getByText('You already have a conversation with (415) 555-0140.').waitFor();
+      await fresh.getByRole('textbox', { name: 'Message' }).fill('Running late, sorry');
+      await fresh.getByRole('link', { name: 'Open it' }).click();
+      await fresh.getByRole('heading', { name: 'New message' }).waitFor({ state: 'detached' });
+      assert.match(new URL(fresh.url()).pathname, /^\/app\/inbox\/cv_/);
+      assert.equal(
+        await fresh.getByRole('textbox', { name: 'Message' }).inputValue(),
+        'Running late, sorry',
+      );
+      const sent = await s.t.store.db.selectFrom('messages').select('body').execute();
+      assert.equal(sent.filter((m) => m.body.startsWith('Running late')).length, 0, 'nothing sent');
+    } finally {
+      await fresh.close();
+    }
+  });
 });

@@ -35,6 +35,8 @@ export function Composer(props: {
   initialFrom?: string | undefined;
   initialBody?: string | undefined;
   onSend(outgoing: Outgoing): Promise<void>;
+  /** Told the text as it is typed (a new conversation carries it to an existing thread). */
+  onBodyChange?: (body: string) => void;
   autoFocus?: boolean;
   disabled?: boolean;
 }) {
@@ -120,7 +122,10 @@ export function Composer(props: {
           maxLength={BODY_MAX}
           placeholder="Write a message…"
           value={body}
-          onChange={(e) => setBody(e.target.value)}
+          onChange={(e) => {
+            setBody(e.target.value);
+            props.onBodyChange?.(e.target.value);
+          }}
           onKeyDown={onKeyDown}
           autoFocus={props.autoFocus}
           aria-describedby={`${ids}-count`}

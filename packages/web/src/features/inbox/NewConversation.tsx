@@ -4,7 +4,7 @@ import { Icon } from '../../lib/icons.tsx';
 import { Link, navigate } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import { Composer, type Outgoing } from './Composer.tsx';
-import type { Draft } from './InboxPage.tsx';
+import type { Draft, DraftState } from './InboxPage.tsx';
 import { RecipientsField, recipientsWithPending } from './RecipientsField.tsx';
 
 /**
@@ -16,6 +16,8 @@ export function NewConversation(props: { draft: Draft | null }) {
   const { conversations, contacts } = useLive();
   const [recipients, setRecipients] = useState<string[]>(props.draft?.to ?? []);
   const [pending, setPending] = useState('');
+  // What is typed so far, carried along when the user opens the existing thread instead.
+  const [body, setBody] = useState(props.draft?.body ?? '');
 
   const existing =
     recipients.length === 1
@@ -60,8 +62,13 @@ export function NewConversation(props: { draft: Draft | null }) {
         {existing ? (
           <p className="muted">
             You already have a conversation with {live.label(recipients[0]!)}.{' '}
-            <Link href={`/app/inbox/${existing.id}`}>Open it</Link> — a text sent from its line
-            continues it.
+            <Link
+              href={`/app/inbox/${existing.id}`}
+              state={body.trim() === '' ? undefined : ({ draft: { body } } satisfies DraftState)}
+            >
+              Open it
+            </Link>{' '}
+            — a text sent from its line continues it.
           </p>
         ) : recipients.length > 1 ? (
           <p className="muted">This starts a group conversation with {recipients.length} people.</p>
@@ -76,6 +83,7 @@ export function NewConversation(props: { draft: Draft | null }) {
           lines={numbers}
           initialFrom={props.draft?.from}
           initialBody={props.draft?.body}
+          onBodyChange={setBody}
           onSend={send}
           autoFocus={recipients.length > 0}
         />
