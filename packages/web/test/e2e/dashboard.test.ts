@@ -134,7 +134,7 @@ describe('the owners’ dashboard', () => {
 
     // Disable: nothing is delivered; enable again.
     await endpoint.getByRole('button', { name: 'Disable' }).click();
-    await endpoint.getByText('Disabled').waitFor();
+    await endpoint.getByText('Disabled by a teammate', { exact: true }).waitFor();
     const count = receiver.deliveries.length;
     await s.acct.test.post('/v1/sandbox/calls', {
       from: '+14155550151',

@@ -47,6 +47,11 @@ describe('softphone sessions', () => {
     await assertAccessible(page, 'sign-in page');
     await screenshots(page, 'sign-in');
 
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Enter your work email and your password.' })
+      .waitFor();
     await page.getByLabel('Work email').fill(s.member.email);
     await page.getByLabel('Password').fill('not-the-password');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -16,6 +16,11 @@ export function SignInPage(props: {
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    // Nothing to check yet: no round trip, and no sign-in attempt counted against the email.
+    if (email.trim() === '' || password === '') {
+      setError('Enter your work email and your password.');
+      return;
+    }
     setBusy(true);
     setError(null);
     try {

@@ -9,6 +9,20 @@ import { DeliveryLog } from './DeliveryLog.tsx';
 import { EndpointForm, type EndpointInput } from './EndpointForm.tsx';
 import { SecretReveal } from './SecretReveal.tsx';
 
+/** Why an endpoint is off, in words (the API's `disabledReason` codes). */
+function disabledBecause(reason: string | null): string {
+  switch (reason) {
+    case 'disabled_by_user':
+      return 'Disabled by a teammate';
+    case 'endpoint_gone_410':
+      return 'Disabled: the endpoint answered 410 Gone';
+    case 'failing_for_5_days':
+      return 'Disabled: every delivery failed for 5 days';
+    default:
+      return reason ? `Disabled: ${reason}` : 'Disabled';
+  }
+}
+
 /** Webhook endpoints: add, edit, disable, rotate the secret, and read the delivery log. */
 export function WebhooksSection() {
   const { api, mode } = useSession();
@@ -109,7 +123,7 @@ function EndpointItem(props: {
           </p>
         </div>
         <span className={`pill ${e.enabled ? 'ok-pill' : 'bad-pill'}`}>
-          {e.enabled ? 'Enabled' : `Disabled${e.disabledReason ? `: ${e.disabledReason}` : ''}`}
+          {e.enabled ? 'Enabled' : disabledBecause(e.disabledReason)}
         </span>
       </div>
       {editing ? (
