@@ -295,9 +295,13 @@ export class WebhookWorker {
   #idleUntil(due: number): PumpResult {
     const at = Math.min(due, this.#retries.next());
     if (at === Infinity) return { again: 'idle' };
-    // The round at that time must claim: the hold would otherwise put it off.
-    if (this.#shortClaim && at < this.#shortClaim.until) this.#shortClaim.until = at;
+    this.#endHoldBy(at);
     return { again: 'at', at };
+  }
+
+  /** The round at `at` must claim: the hold on short claims would otherwise put it off. */
+  #endHoldBy(at: number): void {
+    if (this.#shortClaim && at < this.#shortClaim.until) this.#shortClaim.until = at;
   }
 
   /**
@@ -496,8 +500,7 @@ export class WebhookWorker {
     if (this.#shortClaim?.busy.includes(endpointId)) return;
     const wakeAt = Math.ceil(at / RETRY_WAKE_MS) * RETRY_WAKE_MS;
     this.#retries.add(wakeAt);
-    // The hold on short claims must not put the round at that time off.
-    if (this.#shortClaim && wakeAt < this.#shortClaim.until) this.#shortClaim.until = wakeAt;
+    this.#endHoldBy(wakeAt);
     this.#pump.wakeAt(wakeAt);
   }
 }

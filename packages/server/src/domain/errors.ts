@@ -55,3 +55,22 @@ export function validationError(param: string, message: string): ApiError {
 export function notFound(kind: string, id: string): ApiError {
   return new ApiError('not_found', `No such ${kind}: '${id}'.`);
 }
+
+/**
+ * A JSON type as a validation message says it ("to must be a string."), whichever
+ * validator named it: Ajv for the REST API, zod for the MCP tools (`int`).
+ */
+export function typeInWords(type: string): string {
+  return TYPE_WORDS[type] ?? type;
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: 'a string',
+  array: 'an array',
+  object: 'an object',
+  integer: 'an integer',
+  int: 'an integer',
+  number: 'a number',
+  boolean: 'true or false',
+  null: 'null',
+};

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
-import { ApiError } from '../domain/errors.ts';
+import { ApiError, typeInWords } from '../domain/errors.ts';
 
 /** Where a tool reports a failure that is not the caller's (the agent sees only `internal_error`). */
 export type ToolErrorReporter = (error: unknown) => void;
@@ -55,16 +55,6 @@ export async function toolResult(
   }
 }
 
-/** `z.string()` → `a string`, as the REST API words a value of the wrong type. */
-const KINDS: Record<string, string> = {
-  string: 'a string',
-  number: 'a number',
-  int: 'an integer',
-  boolean: 'true or false',
-  object: 'an object',
-  array: 'an array',
-};
-
 /**
  * Arguments outside a tool's input schema, as the REST API answers a body outside its
  * schema: `422 validation_error` naming the field in `param`, in the same words
@@ -87,7 +77,7 @@ export function toolArgumentsError(error: z.ZodError, args: unknown): ApiError {
   }
   let rule: string;
   if (issue.code === 'invalid_type') {
-    rule = `must be ${KINDS[issue.expected] ?? issue.expected}`;
+    rule = `must be ${typeInWords(issue.expected)}`;
   } else if (issue.code === 'too_big' && issue.origin === 'string') {
     rule = `must be at most ${String(issue.maximum)} characters long`;
   } else {

@@ -282,6 +282,11 @@ async function openPostgresStore(databaseUrl: string, hearOthers: boolean): Prom
  * are started.
  */
 export function onLane(store: Store, lane: WriteLane): Store {
+  return withWrite(store, (unit, options) => store.write(unit, { ...options, lane }));
+}
+
+/** The same store with its writes made by `write` (which passes them on), all else as it is. */
+export function withWrite(store: Store, write: Store['write']): Store {
   return {
     engine: store.engine,
     capabilities: store.capabilities,
@@ -289,7 +294,7 @@ export function onLane(store: Store, lane: WriteLane): Store {
     get db() {
       return store.db;
     },
-    write: (unit, options) => store.write(unit, { ...options, lane }),
+    write,
     foreignChanges: () => store.foreignChanges(),
     requestLoad: () => store.requestLoad(),
     close: () => store.close(),

@@ -5,13 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Actor, WebhookDeps } from '../../src/commands/context.ts';
-import { createAccount } from '../../src/commands/create-account.ts';
-import { createContact } from '../../src/commands/create-contact.ts';
-import { createWebhookEndpoint } from '../../src/commands/webhooks/create-webhook-endpoint.ts';
 import { SETTLEMENT } from '../../src/delivery/settle-attempt.ts';
-import { newWebhookSecret } from '../../src/delivery/sign.ts';
-import { checkWebhookUrl } from '../../src/delivery/ssrf-guard.ts';
 import { createGuardedDispatcher } from '../../src/delivery/guarded-dispatcher.ts';
 import { WebhookWorker } from '../../src/delivery/webhook-worker.ts';
 import type { Clock } from '../../src/lib/clock.ts';
@@ -21,6 +15,12 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import type { WriteOptions } from '../../src/store/write-queue.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import {
+  accountWithEndpoints,
+  isClaim,
+  watchedWrites,
+  webhookDeps,
+} from '../support/webhook-worker.ts';
 
 /** Time stands still unless the test moves it, so no hold lapses by itself. */
 class StillClock implements Clock {
@@ -69,57 +69,30 @@ for (const engine of ENGINES) {
      */
     async function scenario(path: string, onClaim?: (claims: number) => void, perEndpoint = 1) {
       const clock = new StillClock();
-      const deps: WebhookDeps = {
-        clock,
-        seal: (secret) => secrets.seal(secret),
-        newSecret: newWebhookSecret,
-        checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
-      };
-      const account = await store.write((tx) => createAccount(tx, { name: path }, deps));
-      const actor: Actor = { accountId: account.id, mode: 'test' };
-      const endpoint = await store.write((tx) =>
-        createWebhookEndpoint(
-          tx,
-          actor,
-          { url: `${receiver.url}${path}`, events: ['contact.created'] },
-          deps,
-        ),
-      );
-      const contact = (phone: string) =>
-        store.write((tx) => createContact(tx, actor, { phone }, deps));
+      const {
+        endpoints: [endpoint],
+        contact,
+      } = await accountWithEndpoints(store, webhookDeps(clock, secrets), path, [
+        `${receiver.url}${path}`,
+      ]);
       const settled = async (count: number) => {
         const rows = await store.db
           .selectFrom('webhook_deliveries')
           .select('status')
-          .where('endpoint_id', '=', endpoint.id)
+          .where('endpoint_id', '=', endpoint!.id)
           .where('status', '=', 'succeeded')
           .execute();
         return rows.length === count;
       };
-      // Claims are the worker's writes that need not wait for the disk, settlements aside.
       let claims = 0;
       /** The options of every write the worker asked for, in order. */
       const asked: (WriteOptions | undefined)[] = [];
-      const counted: Store = {
-        engine: store.engine,
-        capabilities: store.capabilities,
-        signals: store.signals,
-        get db() {
-          return store.db;
-        },
-        write: (unit, options) => {
-          asked.push(options);
-          const written = store.write(unit, options);
-          if (options?.durable === false && options !== SETTLEMENT) {
-            claims++;
-            onClaim?.(claims);
-          }
-          return written;
-        },
-        requestLoad: () => store.requestLoad(),
-        foreignChanges: () => store.foreignChanges(),
-        close: () => store.close(),
-      };
+      const counted = watchedWrites(store, (options) => {
+        asked.push(options);
+        if (!isClaim(options)) return;
+        claims++;
+        onClaim?.(claims);
+      });
       const worker = new WebhookWorker({
         store: counted,
         clock,
@@ -129,7 +102,7 @@ for (const engine of ENGINES) {
         // One at a time by default: each attempt's end is a round's chance to claim.
         perEndpoint,
       });
-      return { clock, contact, settled, worker, claims: () => claims, asked, endpoint };
+      return { clock, contact, settled, worker, claims: () => claims, asked, endpoint: endpoint! };
     }
 
     test('a delivery whose endpoint was disabled after it was recorded is failed without waiting for the disk, as any settlement', async () => {

@@ -4,20 +4,19 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { Actor, WebhookDeps } from '../../src/commands/context.ts';
-import { createAccount } from '../../src/commands/create-account.ts';
-import { createContact } from '../../src/commands/create-contact.ts';
-import { createWebhookEndpoint } from '../../src/commands/webhooks/create-webhook-endpoint.ts';
 import { createGuardedDispatcher } from '../../src/delivery/guarded-dispatcher.ts';
-import { newWebhookSecret } from '../../src/delivery/sign.ts';
-import { checkWebhookUrl } from '../../src/delivery/ssrf-guard.ts';
-import { SETTLEMENT } from '../../src/delivery/settle-attempt.ts';
 import { WebhookWorker } from '../../src/delivery/webhook-worker.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSecretBox } from '../../src/lib/secret-box.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import {
+  accountWithEndpoints,
+  isClaim,
+  watchedWrites,
+  webhookDeps,
+} from '../support/webhook-worker.ts';
 
 /** With no jitter drawn (random() = 0), the first retry comes 5 s − 10 % after the attempt. */
 const FIRST_RETRY_MS = 4_500;
@@ -34,6 +33,7 @@ for (const engine of ENGINES) {
     const secrets = createSecretBox(randomBytes(32));
     const dispatcher = createGuardedDispatcher({ allowPrivate: true });
     const clock = { now: () => Date.now() };
+    const deps = webhookDeps(clock, secrets);
 
     before(async () => {
       database = await createTestDatabase(engine);
@@ -50,25 +50,11 @@ for (const engine of ENGINES) {
     test('a failed attempt is retried when its wait is over, while another endpoint’s attempt is still in flight', async () => {
       receiver.on('/slow', { delayMs: SLOW_ANSWER_MS });
       receiver.on('/flaky', (_request, i) => ({ status: i === 0 ? 500 : 200 }));
-      const deps: WebhookDeps = {
-        clock,
-        seal: (secret) => secrets.seal(secret),
-        newSecret: newWebhookSecret,
-        checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
-      };
-      const account = await store.write((tx) => createAccount(tx, { name: 'retry timing' }, deps));
-      const actor: Actor = { accountId: account.id, mode: 'test' };
-      for (const path of ['/slow', '/flaky']) {
-        await store.write((tx) =>
-          createWebhookEndpoint(
-            tx,
-            actor,
-            { url: `${receiver.url}${path}`, events: ['contact.created'] },
-            deps,
-          ),
-        );
-      }
-      await store.write((tx) => createContact(tx, actor, { phone: '+14155550177' }, deps));
+      const { contact } = await accountWithEndpoints(store, deps, 'retry timing', [
+        `${receiver.url}/slow`,
+        `${receiver.url}/flaky`,
+      ]);
+      await contact('+14155550177');
       const worker = new WebhookWorker({
         store,
         clock,
@@ -99,45 +85,15 @@ for (const engine of ENGINES) {
 
     test('a burst of failed attempts wakes claims for their retries at most every 100 ms, not once per retry', async () => {
       receiver.on('/down', { status: 503 });
-      const deps: WebhookDeps = {
-        clock,
-        seal: (secret) => secrets.seal(secret),
-        newSecret: newWebhookSecret,
-        checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
-      };
-      const account = await store.write((tx) => createAccount(tx, { name: 'retry burst' }, deps));
-      const actor: Actor = { accountId: account.id, mode: 'test' };
-      await store.write((tx) =>
-        createWebhookEndpoint(
-          tx,
-          actor,
-          { url: `${receiver.url}/down`, events: ['contact.created'] },
-          deps,
-        ),
-      );
+      const { contact } = await accountWithEndpoints(store, deps, 'retry burst', [
+        `${receiver.url}/down`,
+      ]);
       const BURST = 30;
-      for (let i = 0; i < BURST; i++) {
-        await store.write((tx) =>
-          createContact(tx, actor, { phone: `+1415555${String(2000 + i)}` }, deps),
-        );
-      }
-      // Claims are the worker's writes that need not wait for the disk, settlements aside.
+      for (let i = 0; i < BURST; i++) await contact(`+1415555${String(2000 + i)}`);
       const claims: number[] = [];
-      const counted: Store = {
-        engine: store.engine,
-        capabilities: store.capabilities,
-        signals: store.signals,
-        get db() {
-          return store.db;
-        },
-        write: (unit, options) => {
-          if (options?.durable === false && options !== SETTLEMENT) claims.push(Date.now());
-          return store.write(unit, options);
-        },
-        requestLoad: () => store.requestLoad(),
-        foreignChanges: () => store.foreignChanges(),
-        close: () => store.close(),
-      };
+      const counted = watchedWrites(store, (options) => {
+        if (isClaim(options)) claims.push(Date.now());
+      });
       // Each retry's wait a millisecond apart from the next: 4 500 ms, 4 501 ms, …
       let draws = 0;
       const worker = new WebhookWorker({

@@ -4,12 +4,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createAccount } from '../../src/commands/create-account.ts';
-import { createContact } from '../../src/commands/create-contact.ts';
-import type { Actor, WebhookDeps } from '../../src/commands/context.ts';
-import { createWebhookEndpoint } from '../../src/commands/webhooks/create-webhook-endpoint.ts';
-import { newWebhookSecret } from '../../src/delivery/sign.ts';
-import { checkWebhookUrl } from '../../src/delivery/ssrf-guard.ts';
 import { createGuardedDispatcher } from '../../src/delivery/guarded-dispatcher.ts';
 import { WebhookWorker } from '../../src/delivery/webhook-worker.ts';
 import type { Clock } from '../../src/lib/clock.ts';
@@ -18,6 +12,7 @@ import { createSecretBox } from '../../src/lib/secret-box.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { accountWithEndpoints, webhookDeps } from '../support/webhook-worker.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -75,19 +70,13 @@ for (const engine of ENGINES) {
 
     /** An account, an endpoint on the always-500 path and the worker, all on `clock`. */
     async function setUp(clock: FakeClock) {
-      const deps: WebhookDeps = {
-        clock,
-        seal: (secret) => secrets.seal(secret),
-        newSecret: newWebhookSecret,
-        checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
-      };
-      const account = await store.write((tx) => createAccount(tx, { name: 'Schedule' }, deps));
-      const actor: Actor = { accountId: account.id, mode: 'test' };
+      const deps = webhookDeps(clock, secrets);
       const url = `${receiver.url}/always-500`;
       assert.deepEqual(await deps.checkUrl(url), { ok: true });
-      const endpoint = await store.write((tx) =>
-        createWebhookEndpoint(tx, actor, { url, events: ['contact.created'] }, deps),
-      );
+      const {
+        endpoints: [endpoint],
+        contact,
+      } = await accountWithEndpoints(store, deps, 'Schedule', [url]);
       const worker = new WebhookWorker({
         store,
         clock,
@@ -96,9 +85,7 @@ for (const engine of ENGINES) {
         dispatcher,
         random: () => 0.5,
       });
-      const contact = (phone: string) =>
-        store.write((tx) => createContact(tx, actor, { phone }, deps));
-      return { endpoint, worker, contact };
+      return { endpoint: endpoint!, worker, contact };
     }
 
     function deliveriesOf(endpointId: string) {

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, typeInWords } from '../../domain/errors.ts';
 import { confirmKey } from './auth.ts';
 
 interface AjvError {
@@ -19,20 +19,10 @@ function pathToParam(instancePath: string): string {
     .join('');
 }
 
-const TYPE_NAMES: Record<string, string> = {
-  string: 'a string',
-  array: 'an array',
-  object: 'an object',
-  integer: 'an integer',
-  number: 'a number',
-  boolean: 'true or false',
-  null: 'null',
-};
-
 /** `string` → `a string`; Ajv's own words for a list of types (`string,null`) are split first. */
 function typeNames(types: unknown[]): string {
   const names = types.flatMap((type) => String(type).split(','));
-  return [...new Set(names)].map((type) => TYPE_NAMES[type] ?? type).join(' or ');
+  return [...new Set(names)].map(typeInWords).join(' or ');
 }
 
 /**
