@@ -1,7 +1,15 @@
 // `npm test`: every check the project promises, in order, stopping at the first failure.
-// Static checks first (fast), then the test suites on every storage engine.
-import { spawnSync } from 'node:child_process';
-import { existsSync, globSync } from 'node:fs';
+// Static checks first (fast), then the peers the suites need (installed or started when
+// missing, see test-peers.ts), then the test suites on every storage engine.
+import { spawn, spawnSync } from 'node:child_process';
+import { globSync } from 'node:fs';
+import {
+  CHROMIUM,
+  ensureDebianPeers,
+  postgresAnswers,
+  startThrowawayPostgres,
+  type ThrowawayPostgres,
+} from './test-peers.ts';
 
 const steps: [string, string, string[]][] = [
   ['type-check', 'tsc', ['-p', 'tsconfig.json', '--noEmit']],
@@ -9,42 +17,66 @@ const steps: [string, string, string[]][] = [
   ['format', 'prettier', ['--check', '--log-level=warn', '.']],
 ];
 
+const stop = (message: string, code = 1): never => {
+  process.stdout.write(`\n${message}\n`);
+  process.exit(code);
+};
+
 const only = process.argv.slice(2);
 for (const [name, command, args] of steps) {
   if (only.length > 0) break;
   process.stdout.write(`\n> ${name}\n`);
   const result = spawnSync(command, args, { stdio: 'inherit' });
-  if (result.status !== 0) {
-    process.stdout.write(`\n${name} failed.\n`);
-    process.exit(result.status ?? 1);
-  }
+  if (result.status !== 0) stop(`${name} failed.`, result.status ?? 1);
 }
 
 const files = only.length > 0 ? only : globSync('packages/*/test/**/*.test.ts').sort();
+const env: NodeJS.ProcessEnv = { ...process.env };
 
 // The browser suites drive the softphone the server serves from packages/web/dist: build it
-// from the sources being tested, never test a stale bundle.
+// from the sources being tested, never test a stale bundle. Checked up front: a suite whose
+// browser cannot start fails in its `before` and leaves its server open, so the run would
+// wait instead of ending.
 if (files.some((file) => file.includes('packages/web/'))) {
-  // Said up front: a suite whose browser cannot start fails in its `before` and leaves its
-  // server open, so the run would wait instead of ending.
-  const chromium = process.env.SWITCHBOARD_CHROMIUM ?? '/usr/bin/chromium';
-  if (!existsSync(chromium)) {
-    process.stdout.write(
-      `\nThe browser suites need Chromium at ${chromium}: apt-get install -y chromium (or set SWITCHBOARD_CHROMIUM).\n`,
-    );
-    process.exit(1);
-  }
+  const problem = ensureDebianPeers([CHROMIUM]);
+  if (problem) stop(problem);
   process.stdout.write('\n> build the softphone\n');
   const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
-  if (build.status !== 0) {
-    process.stdout.write('\nbuild failed.\n');
-    process.exit(build.status ?? 1);
+  if (build.status !== 0) stop('build failed.', build.status ?? 1);
+}
+
+// PostgreSQL is the second engine under test: the one at the configured URL when it
+// answers, else a throwaway server for this run. Never skipped in silence.
+let throwaway: ThrowawayPostgres | null = null;
+const engines = (env.SWITCHBOARD_TEST_ENGINES ?? 'sqlite,postgres').split(',');
+if (engines.some((engine) => engine.trim() === 'postgres')) {
+  const url = env.SWITCHBOARD_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  if (!(await postgresAnswers(url))) {
+    process.stdout.write(`\n> start a throwaway PostgreSQL (none answers at ${url})\n`);
+    try {
+      throwaway = await startThrowawayPostgres();
+    } catch (error) {
+      stop(
+        `Could not start a PostgreSQL server for the tests: ${String(error)}\n` +
+          'Start one (database `test`, trust auth) and set SWITCHBOARD_TEST_PG_URL, ' +
+          'or run SQLite only with SWITCHBOARD_TEST_ENGINES=sqlite.',
+      );
+    }
+    env.SWITCHBOARD_TEST_PG_URL = throwaway!.url;
+    process.stdout.write(`  PostgreSQL for this run: ${throwaway!.url}\n`);
   }
 }
+
 process.stdout.write(`\n> tests (${files.length} files)\n`);
-const result = spawnSync(
+const runner = spawn(
   process.execPath,
   ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=120000', ...files],
-  { stdio: 'inherit' },
+  { stdio: 'inherit', env },
 );
-process.exit(result.status ?? 1);
+// A stop asked of this process is passed on; the throwaway server is removed after the runner.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => runner.kill(signal));
+const status = await new Promise<number>((resolve) =>
+  runner.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))),
+);
+await throwaway?.stop();
+process.exit(status);
