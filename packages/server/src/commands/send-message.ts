@@ -18,6 +18,7 @@ import {
 } from '../store/repos/conversations.ts';
 import type { MessageRow, RecipientRow } from '../store/repos/messages.ts';
 import { optedOutAmong } from '../store/repos/opt-outs.ts';
+import { decideGroupSend, decideRecipient, optOutApplies } from '../domain/recipient-policy.ts';
 import {
   storeOneToOneUnlessOptedOut,
   storeOutboundMessage,
@@ -251,23 +252,26 @@ export async function sendMessage(
   }
 
   const optedOutParam = input.conversationId !== undefined ? 'conversationId' : 'to';
-  // A one-to-one send (its one recipient) is checked as the message is stored: one round trip
-  // on PostgreSQL (see storeOneToOneUnlessOptedOut). A group's participants are checked first.
-  const checkAsStored = !options.bypassOptOut && !isGroup;
-  if (!options.bypassOptOut && isGroup) {
+  const autoReply = options.bypassOptOut === true;
+  // Who may receive it is decided in domain/recipient-policy.ts. A group's participants are
+  // read first; a one-to-one send's one recipient is read as the message is stored, in one
+  // round trip on PostgreSQL (storeOneToOneUnlessOptedOut).
+  const checkAsStored = optOutApplies(autoReply) && !isGroup;
+  if (optOutApplies(autoReply) && isGroup) {
     const optedOut = await optedOutAmong(tx.db, actor.accountId, actor.mode, recipients);
-    if (optedOut.size > 0) {
-      recipients = recipients.filter((phone) => !optedOut.has(phone));
+    const verdict = decideGroupSend(recipients, optedOut, autoReply);
+    if (verdict.dropped.length > 0) {
+      recipients = verdict.receive;
       // A dropped participant leaves the group, as texting STOP would have made them; otherwise a
       // later START would silently put them back into a group the business never saw them in.
-      await deactivateParticipants(tx.db, conversation.id, [...optedOut]);
-      if (recipients.length === 0) {
-        throw new ApiError(
-          OPTED_OUT,
-          'Every participant has opted out of messages from this account.',
-          { param: optedOutParam },
-        );
-      }
+      await deactivateParticipants(tx.db, conversation.id, verdict.dropped);
+    }
+    if (verdict.refused) {
+      throw new ApiError(
+        OPTED_OUT,
+        'Every participant has opted out of messages from this account.',
+        { param: optedOutParam },
+      );
     }
   }
 
@@ -283,7 +287,7 @@ export async function sendMessage(
     mediaUrls,
     segments,
     senderName: input.senderName?.trim() || null,
-    autoReply: options.bypassOptOut === true,
+    autoReply,
   });
   if (checkAsStored) {
     // Not a group: one recipient (checkRecipients, or a direct thread's one participant).
@@ -294,7 +298,7 @@ export async function sendMessage(
       options.sent,
     );
     // Thrown after the rows were written (on PostgreSQL): failing the unit undoes them.
-    if (optedOut) {
+    if (decideRecipient('accept', { optedOut, autoReply, group: false }) === 'refuse') {
       throw new ApiError(
         OPTED_OUT,
         `${recipients[0]} has opted out of messages from this account (they texted STOP).`,

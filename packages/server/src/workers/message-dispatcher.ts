@@ -19,12 +19,12 @@ import {
   type ClaimedSubmission,
 } from '../store/repos/submissions.ts';
 import { recipientsOptedOut } from '../store/repos/opt-outs.ts';
+import { decideRecipient } from '../domain/recipient-policy.ts';
+import { nextSubmissionAttemptAt } from '../domain/submission-retry.ts';
 import type { Store } from '../store/store.ts';
 
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
 const LEASE_MS = 60_000;
-/** Waits between attempts after transient carrier errors; then the recipient fails as unreachable. */
-const RETRY_DELAYS_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
 
 type Outcome =
   | { kind: 'accepted'; carrierRef: string }
@@ -64,6 +64,7 @@ export class MessageDispatcher {
   readonly #carriers: Record<Mode, Carrier>;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  readonly #random: () => number;
   readonly #pump: Pump;
   readonly #wake = () => this.#pump.wake();
 
@@ -72,11 +73,14 @@ export class MessageDispatcher {
     carriers: Record<Mode, Carrier>;
     clock: Clock;
     logger: Logger;
+    /** Uniform in [0, 1): the retry schedule's jitter (tests pin it). */
+    random?: () => number;
   }) {
     this.#store = options.store;
     this.#carriers = options.carriers;
     this.#clock = options.clock;
     this.#logger = options.logger;
+    this.#random = options.random ?? Math.random;
     this.#pump = new Pump({
       round: () => this.#round(),
       clock: options.clock,
@@ -125,8 +129,8 @@ export class MessageDispatcher {
     const batch = backgroundRound(this.#store.requestLoad());
     // The round's messages are read in the claim's transaction, one read for the whole
     // round (a query per row was most of the dispatcher's cost), by index (findMessagesByIds).
-    // Recipients who have opted out since their message was queued are read with them:
-    // they fail as opted_out instead of leaving (recipientsOptedOut).
+    // Recipients on the opt-out list are read with them; what follows for each is
+    // domain/recipient-policy.ts's (a send queued before a STOP fails as opted_out).
     const { claimed, rows, optedOut } = await this.#store.write(
       async (tx) => {
         const claimed = await claimSubmissions(
@@ -147,7 +151,15 @@ export class MessageDispatcher {
     );
     if (claimed.length > 0) {
       const messages = new Map(rows.map((m) => [m.id, m]));
-      const stopped = new Set(optedOut.map((r) => recipientKey(r.message_id, r.phone)));
+      const stopped = new Set(
+        optedOut
+          .filter((r) => {
+            const group = Number(messages.get(r.message_id)?.is_group ?? 0) === 1;
+            const facts = { optedOut: true, autoReply: r.auto_reply, group };
+            return decideRecipient('dispatch', facts) === 'fail';
+          })
+          .map((r) => recipientKey(r.message_id, r.phone)),
+      );
       const byMode = (mode: Mode) =>
         claimed.filter((r) => (messages.get(r.message_id)?.mode ?? 'test') === mode);
       const settled: [ClaimedSubmission, Outcome][] = [];
@@ -175,15 +187,13 @@ export class MessageDispatcher {
         const deps = { clock: this.#clock };
         await recordCarrierRefs(tx.db, accepted, now);
         for (const [row, outcome] of settled) {
-          if (outcome.kind === 'transient' && row.attempts <= RETRY_DELAYS_MS.length) {
-            const delay = RETRY_DELAYS_MS[row.attempts - 1] ?? RETRY_DELAYS_MS.at(-1)!;
-            await rescheduleSubmission(
-              tx.db,
-              row.message_id,
-              row.phone,
-              now + delay,
-              String(outcome.error),
-            );
+          const retryAt =
+            outcome.kind === 'transient'
+              ? nextSubmissionAttemptAt(row.attempts, now, this.#random)
+              : null;
+          if (retryAt !== null) {
+            const error = String(outcome.kind === 'transient' ? outcome.error : '');
+            await rescheduleSubmission(tx.db, row.message_id, row.phone, retryAt, error);
             continue;
           }
           if (outcome.kind === 'accepted') continue;

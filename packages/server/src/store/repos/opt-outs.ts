@@ -79,10 +79,15 @@ export interface RecipientKey {
   phone: string;
 }
 
+/** A recipient whose number is on its message's opt-out list, and whether the message is an auto-reply. */
+export interface OptedOutRecipient extends RecipientKey {
+  auto_reply: boolean;
+}
+
 /**
  * The recipients listed (message id and number, two arrays on PostgreSQL, one JSON array
  * of pairs on SQLite) whose number has opted out of their message's account and mode,
- * the platform's own replies aside. Each row is looked up by its whole key, in a
+ * with their message's `auto_reply`. Each row is looked up by its whole key, in a
  * subquery kept apart from the rest (`offset 0`): joined instead, PostgreSQL, holding no
  * statistics for the tables, looked the opt-outs up by account and mode alone and
  * compared the numbers after, walking every opt-out of the account for each recipient
@@ -92,12 +97,12 @@ export interface RecipientKey {
  * (withIndexedPlans, which the round's read of its messages sets anyway).
  */
 const selectOptedOutOnPostgres = compiledSql(
-  (messageIds: unknown, phones: unknown) => sql<RecipientKey>`
-    select k.message_id, k.phone
+  (messageIds: unknown, phones: unknown) => sql<RecipientKey & { auto_reply: number }>`
+    select k.message_id, k.phone, m.auto_reply
     from unnest(${messageIds}::text[], ${phones}::text[]) as k(message_id, phone)
     cross join lateral (
-      select m.account_id, m.mode from messages m
-      where m.id = k.message_id and m.auto_reply = 0
+      select m.account_id, m.mode, m.auto_reply from messages m
+      where m.id = k.message_id
       offset 0
     ) m
     where exists (
@@ -107,31 +112,36 @@ const selectOptedOutOnPostgres = compiledSql(
     )`,
 );
 const selectOptedOutOnSqlite = compiledSql(
-  (pairs: unknown) => sql<RecipientKey>`
-    select k.message_id, k.phone
+  (pairs: unknown) => sql<RecipientKey & { auto_reply: number }>`
+    select k.message_id, k.phone, m.auto_reply
     from (select value ->> 0 as message_id, value ->> 1 as phone from json_each(${pairs})) as k
-    join messages m on m.id = k.message_id and m.auto_reply = 0
+    join messages m on m.id = k.message_id
     join opt_outs o on o.account_id = m.account_id and o.mode = m.mode and o.phone = k.phone`,
 );
 
 /**
- * Of the listed recipients, those whose number has opted out: a send accepted before
- * its recipient texted STOP must not leave once they have (spec 3.2: further sends are
- * blocked), whatever the order of the two transactions' clocks. The platform's own
- * replies (`auto_reply`: the STOP and START confirmations, the HELP reply) are never
- * blocked (decisions.md, "Opt-out"), whenever they were queued. One statement for a
- * whole dispatcher round.
+ * Of the listed recipients, those whose number is on the opt-out list of their message's
+ * account and mode now, read with each dispatcher round's claim: what follows (a send
+ * queued before a STOP fails, an auto-reply leaves) is domain/recipient-policy.ts's.
+ * One statement for a whole round.
  */
 export async function recipientsOptedOut(
   db: Kysely<DB>,
   recipients: readonly RecipientKey[],
-): Promise<RecipientKey[]> {
+): Promise<OptedOutRecipient[]> {
   if (recipients.length === 0) return [];
+  let rows: (RecipientKey & { auto_reply: number })[];
   if (engineOf(db) === 'postgres') {
     const messageIds = recipients.map((r) => r.message_id);
     const phones = recipients.map((r) => r.phone);
-    return withIndexedPlans(db, () => selectOptedOutOnPostgres(db, messageIds, phones));
+    rows = await withIndexedPlans(db, () => selectOptedOutOnPostgres(db, messageIds, phones));
+  } else {
+    const pairs = JSON.stringify(recipients.map((r) => [r.message_id, r.phone]));
+    rows = await selectOptedOutOnSqlite(db, pairs);
   }
-  const pairs = JSON.stringify(recipients.map((r) => [r.message_id, r.phone]));
-  return selectOptedOutOnSqlite(db, pairs);
+  return rows.map((r) => ({
+    message_id: r.message_id,
+    phone: r.phone,
+    auto_reply: Number(r.auto_reply) === 1,
+  }));
 }
