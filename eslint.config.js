@@ -1,27 +1,71 @@
 // @ts-check
+import { readdirSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { noRestrictedDynamicImports } from './scripts/lint-dynamic-imports.js';
 
-/** Imports a layer must never make: the dependency rule of docs/architecture.md, checked. */
-const layer = (files, patterns, message) => ({
-  files,
-  rules: {
-    'no-restricted-imports': ['error', { patterns: [{ group: patterns, message }] }],
+// The dependency rule of docs/architecture.md, checked. Each server layer names the parts of
+// packages/server/src it may import; every other part (a folder, or a top-level module such
+// as config.ts) it may not, a folder added later included. The rules are no-restricted-imports
+// patterns, also run on `import()` (scripts/lint-dynamic-imports.js). One entry per set of
+// files: a later entry that sets the rule for the same files replaces the earlier one.
+
+/** The folders and top-level modules of packages/server/src. */
+const SERVER_PARTS = readdirSync(new URL('packages/server/src/', import.meta.url), {
+  withFileTypes: true,
+})
+  .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
+  .map((entry) => entry.name);
+
+/** The import paths that reach a server part, from anywhere in the server. */
+const reaching = (part) => (part.endsWith('.ts') ? `**/${part}` : `**/${part}/**`);
+
+/** Node's own modules, with or without the `node:` prefix (`node:fs`, `fs/promises`). */
+const NODE_BUILTINS = [
+  { group: ['node:*'] },
+  {
+    regex: `^(${builtinModules
+      .filter((name) => !name.startsWith('_') && !name.startsWith('node:'))
+      .join('|')})(/|$)`,
   },
-});
-
-const OUTER_LAYERS = [
-  '**/http/**',
-  '**/app-api/**',
-  '**/mcp/**',
-  '**/realtime/**',
-  '**/delivery/**',
-  '**/threads/**',
-  '**/app.ts',
-  '**/main.ts',
-  '**/server.ts',
 ];
+
+const plugins = {
+  layers: { rules: { 'no-restricted-dynamic-imports': noRestrictedDynamicImports } },
+};
+
+/** Refuses the import `patterns` in `files` with the `message` that says the rule. */
+const restrict = (files, message, patterns) => {
+  const options = { patterns: patterns.map((pattern) => ({ ...pattern, message })) };
+  return {
+    files,
+    plugins,
+    rules: {
+      'no-restricted-imports': ['error', options],
+      'layers/no-restricted-dynamic-imports': ['error', options],
+    },
+  };
+};
+
+/**
+ * The server layer `name` may import the parts in `may`, only types from those in `mayTypes`,
+ * no other part of the server, and nothing `refused` (packages, mostly).
+ */
+const layer = (name, message, { may = [], mayTypes = [], refused = [] }) => {
+  const otherParts = SERVER_PARTS.filter(
+    (part) => part !== name && !may.includes(part) && !mayTypes.includes(part),
+  );
+  return restrict([`packages/server/src/${name}/**`], message, [
+    { group: otherParts.map(reaching) },
+    ...(mayTypes.length > 0 ? [{ group: mayTypes.map(reaching), allowTypeImports: true }] : []),
+    ...refused,
+  ]);
+};
+
+const FRAMEWORKS = { group: ['fastify', 'fastify/*', '@fastify/*', 'kysely', 'kysely/*'] };
+const IO_PACKAGES = { group: ['pg', 'pg/*', 'undici', 'undici/*', 'ws', 'pino'] };
 
 export default tseslint.config(
   {
@@ -61,37 +105,74 @@ export default tseslint.config(
     files: ['packages/*/test/**', 'packages/*/bench/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  layer('domain', 'domain/ holds pure rules: no I/O, no framework, no store.', {
+    // A rule may take an injected port (a Clock) as a parameter, never call lib itself.
+    mayTypes: ['lib'],
+    refused: [FRAMEWORKS, IO_PACKAGES, ...NODE_BUILTINS],
+  }),
   layer(
-    ['packages/server/src/domain/**'],
-    [
-      'fastify',
-      'fastify/*',
-      'kysely',
-      'kysely/*',
-      'pg',
-      'undici',
-      'ws',
-      'node:*',
-      '../store/**',
-      '../commands/**',
-      '../carriers/**',
-      ...OUTER_LAYERS,
-    ],
-    'domain/ holds pure rules: no I/O, no framework, no store.',
+    'lib',
+    'lib/ (ids, clock, logger, secrets) is used by every layer and imports none of them.',
+    {},
   ),
   layer(
-    ['packages/server/src/commands/**', 'packages/server/src/presenters/**'],
-    ['fastify', 'fastify/*', ...OUTER_LAYERS],
-    'commands/ and presenters/ are called by the outer layers, never the other way round.',
-  ),
-  layer(
-    ['packages/server/src/store/**'],
-    ['fastify', 'fastify/*', '**/commands/**', '**/carriers/**', ...OUTER_LAYERS],
+    'store',
     'store/ is a port used by commands; it knows nothing of use cases or transports.',
+    { may: ['domain', 'lib'], refused: [{ group: ['fastify', 'fastify/*'] }] },
   ),
   layer(
+    'presenters',
+    'presenters/ turn store rows (their types only) into API shapes, with domain and lib; nothing calls out from them.',
+    { may: ['domain', 'lib'], mayTypes: ['store'], refused: [FRAMEWORKS, IO_PACKAGES] },
+  ),
+  layer(
+    'commands',
+    'commands/ use domain, store, presenters, lib and the Carrier port (its types); the outer layers call them, never the other way round.',
+    {
+      may: ['domain', 'store', 'presenters', 'lib'],
+      mayTypes: ['carriers'],
+      refused: [{ group: ['fastify', 'fastify/*'] }],
+    },
+  ),
+  layer(
+    'carriers',
+    'carriers/ use domain, store and lib; what they report reaches commands through the handlers they are given.',
+    { may: ['domain', 'store', 'lib'], refused: [{ group: ['fastify', 'fastify/*'] }] },
+  ),
+  layer(
+    'workers',
+    'workers/ run carriers, commands and the webhook worker in the background; they never import a transport.',
+    {
+      // background.ts starts the worker role's loops, the webhook worker (delivery/) among them.
+      may: ['commands', 'domain', 'store', 'carriers', 'lib', 'delivery'],
+      mayTypes: ['config.ts'],
+      refused: [{ group: ['fastify', 'fastify/*'] }],
+    },
+  ),
+  restrict(
     ['packages/sdk/src/**'],
-    ['**/server/**', '@switchboard/server', '@switchboard/server/*'],
-    'The SDK stands alone: it never imports the server.',
+    'The SDK stands alone: it never imports the server or the softphone.',
+    [
+      {
+        group: [
+          '**/server/**',
+          '@switchboard/server',
+          '@switchboard/server/*',
+          '**/web/**',
+          '@switchboard/web',
+          '@switchboard/web/*',
+        ],
+      },
+    ],
+  ),
+  restrict(
+    ['packages/web/src/**'],
+    'The softphone imports its own code, the SDK package and its libraries: nothing of the server, the SDK only by its package name, nothing of Node.',
+    [
+      { group: ['**/server/**', '@switchboard/server', '@switchboard/server/*'] },
+      // The SDK's sources by a relative path (`../../../sdk/src/…`), not its package's exports.
+      { regex: '^(\\.\\./)+(.*/)?sdk/' },
+      ...NODE_BUILTINS,
+    ],
   ),
 );
