@@ -119,7 +119,7 @@ const selectOptedOutOnSqlite = compiledSql(
  * its recipient texted STOP must not leave once they have (spec 3.2: further sends are
  * blocked), whatever the order of the two transactions' clocks. The platform's own
  * replies (`auto_reply`: the STOP and START confirmations, the HELP reply) are never
- * blocked (decisions.md, "Opt-out"), whenever they were queued. One statement for a
+ * blocked (docs/behaviour.md#opt-out), whenever they were queued. One statement for a
  * whole dispatcher round.
  */
 export async function recipientsOptedOut(
