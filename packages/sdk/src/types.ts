@@ -35,7 +35,7 @@ export interface Participant {
   status: MessageStatus;
 }
 
-/** A text message, sent or received (spec 2.1 with the fields the decisions add). */
+/** A text message, sent or received (spec 2.1 with the fields of docs/behaviour.md#messages). */
 export interface Message {
   /** `msg_…` */
   id: string;

@@ -12,7 +12,7 @@ import type { Store } from '../store/store.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import type { Actor, CommandDeps } from './context.ts';
 
-// One implementation of the idempotency rule (decisions.md, "Messages") for every
+// One implementation of the idempotency rule (docs/behaviour.md#idempotency) for every
 // transport: the REST `Idempotency-Key` header and the MCP tools' `idempotencyKey`
 // argument record and replay through the same table, so one key means one request
 // whichever way it arrived.

@@ -139,7 +139,7 @@ async function continueConversation(
   }
   if (recipients.length === 0) {
     // Removing the last participants is a mistake in this request; a group that emptied
-    // because everyone texted STOP is the group opt-out rule (decisions.md, "Messages").
+    // because everyone texted STOP is the group opt-out rule (docs/behaviour.md#groups).
     if (removes.length > 0) {
       throw validationError('removeParticipants', 'The conversation has no participants left.');
     }

@@ -1,6 +1,6 @@
 // Webhook signing. Two schemes are sent on every delivery so that receivers can
 // use whichever verifier they already have: the Stripe-style `X-Service-Signature`
-// and the Standard Webhooks headers (decisions.md, "Webhooks").
+// and the Standard Webhooks headers (docs/behaviour.md#signature).
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /** Every signing secret starts with this; the rest is the base64 of the key bytes. */

@@ -43,7 +43,7 @@ interface WebhookWorkerSettings {
   secrets: SecretBox;
   /** Uniform [0, 1) for retry jitter; injected so the schedule is testable. */
   random?: () => number;
-  /** Per-attempt timeout (decisions.md: 15 s). */
+  /** Per-attempt timeout (docs/behaviour.md#retry-schedule: 15 s). */
   timeoutMs?: number;
   /** Attempts in flight to one endpoint at most, so a slow one cannot starve the rest. */
   perEndpoint?: number;
@@ -165,7 +165,7 @@ export class WebhookWorker {
    * While attempts run, rounds do not read the next due time (see #round), and the retry
    * of an attempt that just failed is not even readable until its settlement commits;
    * without these, a retry waited for the next poll, up to a second past the schedule's
-   * 5 s ± 10 % (decisions.md).
+   * 5 s ± 10 % (docs/behaviour.md#retry-schedule).
    */
   readonly #retries = new DueTimes();
   readonly #wake = () => {

@@ -1,4 +1,4 @@
-// The webhook retry policy of decisions.md ("Webhooks"), as pure functions of
+// The webhook retry policy of docs/behaviour.md#retry-schedule, as pure functions of
 // the attempt count, the time and a random source, so the delivery worker stays
 // a thin loop and every rule here is tested on fixed numbers.
 
@@ -114,7 +114,7 @@ export function parseRetryAfter(
 
 /**
  * The `Retry-After` wait to pass to {@link nextAttemptAt} for an answer: only a
- * 429 or 503 may slow the schedule down, as decisions.md says.
+ * 429 or 503 may slow the schedule down (docs/behaviour.md#retry-schedule).
  */
 export function retryAfterDelay(
   status: number,

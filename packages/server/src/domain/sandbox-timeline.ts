@@ -7,7 +7,7 @@ export interface SandboxStep {
   afterMs: number;
 }
 
-/** Magic recipients of the sandbox (decisions.md): each behaves one way, always. */
+/** Sandbox magic recipients (docs/behaviour.md#magic-recipients): each behaves one way, always. */
 export const SANDBOX_MAGIC_NUMBERS = {
   invalidNumber: '+15005550001',
   carrierRejected: '+15005550002',

@@ -43,7 +43,7 @@ const CATALOG: Record<EventType, { title: string; fires: string; data: TSchema }
   },
 };
 
-/** The headers every delivery carries (decisions.md, "Webhooks"; docs/webhook-test-vectors.md). */
+/** Headers of every delivery (docs/behaviour.md#signature, docs/webhook-test-vectors.md). */
 const SIGNATURE_HEADERS: Json[] = [
   {
     name: 'X-Service-Signature',

@@ -19,7 +19,7 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-/** decisions.md: the wait before each retry, after the previous attempt. */
+/** docs/behaviour.md#retry-schedule: the wait before each retry, after the previous attempt. */
 const EXPECTED_GAPS = [
   5 * SECOND,
   5 * MINUTE,

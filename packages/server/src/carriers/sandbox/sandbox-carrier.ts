@@ -50,7 +50,7 @@ const FAILED_BATCH_RETRY_MS = 1_000;
 
 /**
  * The sandbox carrier: a carrier without a network. A submission gets a
- * reference and its receipts follow the sandbox timeline (decisions.md:
+ * reference and its receipts follow the sandbox timeline (docs/behaviour.md#sandbox-carrier:
  * `sent` one delay after submission, `delivered` one more, and the magic
  * numbers), reported in batches when due.
  *
