@@ -1,32 +1,17 @@
 import type { Dispatcher } from 'undici';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
-import { Gather } from '../lib/gather.ts';
 import { DueTimes } from '../lib/due-times.ts';
 import { Pump, type PumpResult } from '../lib/pump.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import {
-  claimDeliveries,
-  nextDeliveryDue,
-  settleDelivery,
-  type WebhookDeliveryRow,
-} from '../store/repos/webhook-deliveries.ts';
-import type { WebhookEndpointRow } from '../store/repos/webhook-endpoints.ts';
-import { findEventsByIds, type EventRow } from '../store/repos/events.ts';
+import { claimDeliveries, nextDeliveryDue } from '../store/repos/webhook-deliveries.ts';
+import { findEventsByIds } from '../store/repos/events.ts';
 import type { Store } from '../store/store.ts';
-import { isoTime } from '../presenters/time.ts';
+import { AttemptPipeline, envelopeOrNull, type Claimed } from './attempt-pipeline.ts';
 import { EndpointRows } from './endpoint-rows.ts';
-import { posterOn, type PostResult, type WebhookPoster } from './post-webhook.ts';
-import {
-  planSettlement,
-  SETTLEMENT,
-  writeSettlements,
-  type SettlementPlan,
-} from './settle-attempt.ts';
-import { signatureHeaders } from './sign.ts';
+import { posterOn, type WebhookPoster } from './post-webhook.ts';
 
-/** Identifies the sender to receivers' logs and firewalls. */
-export const USER_AGENT = 'Switchboard-Webhooks/1.0';
+export { envelope, USER_AGENT } from './attempt-pipeline.ts';
 
 /** Settings of the delivery worker; the defaults are the production ones. */
 export type WebhookWorkerOptions = WebhookWorkerSettings &
@@ -56,39 +41,6 @@ interface WebhookWorkerSettings {
 const LEASE_MARGIN_MS = 30_000;
 
 /**
- * A claimed delivery, its event (undefined if the event is gone: the attempt fails it)
- * and the event's envelope, written once for all the deliveries of the event in a claim.
- */
-interface Claimed {
-  delivery: WebhookDeliveryRow;
-  event: EventRow | undefined;
-  /** Null when it could not be written: the attempt tries again, and fails alone. */
-  body: string | null;
-}
-
-/** The envelope of an event, or null if it cannot be written (a date out of range). */
-function envelopeOrNull(event: EventRow): string | null {
-  try {
-    return envelope(event);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The JSON body of a delivery: `{id, type, createdAt, data}`. `data` is stored
- * as the JSON text it was recorded as, so it is spliced in rather than parsed
- * and written again for every attempt.
- */
-export function envelope(event: EventRow): string {
-  const head = JSON.stringify({
-    id: event.id,
-    type: event.type,
-    createdAt: isoTime(event.created_at),
-  });
-  return `${head.slice(0, -1)},"data":${event.data}}`;
-}
-/**
  * Most deliveries claimed in one round. Claimed deliveries an endpoint cannot
  * take yet wait here, in memory, and start as its attempts finish. Before, the
  * excess of every claim was released with another write, and every finished
@@ -96,11 +48,6 @@ export function envelope(event: EventRow): string {
  * endpoints where a bare signed-POST loop did 4 500/s.
  */
 const CLAIM_CHUNK = 64;
-
-/** How long an attempt's settlement waits for others to commit with (see #settle). */
-const SETTLE_GATHER_MS = 5;
-/** Settlements committed together at most. */
-const SETTLE_BATCH = 64;
 
 /** How often the worker looks for due deliveries when nothing signalled one. */
 const POLL_MS = 1000;
@@ -127,16 +74,14 @@ const SHORT_CLAIM_HOLD_MS = POLL_MS;
 const RETRY_WAKE_MS = 100;
 
 /**
- * Delivers pending webhook deliveries: claims due ones, POSTs each signed
- * envelope, logs every attempt, and settles the delivery (succeeded, retry at
- * the next time of the schedule, or failed) together with the endpoint's
- * health (a 410 or five days of failures disable it). A claim is a lease: if
- * the process dies mid-attempt, the delivery is attempted again after restart
- * with the same `evt_` id.
+ * Schedules webhook attempts: claims due deliveries (a claim is a lease: if the
+ * process dies mid-attempt, the delivery is attempted again after restart with the
+ * same `evt_` id), bounds them per endpoint and in all, holds off claims that would
+ * find nothing, and wakes for the retries it scheduled. Each attempt itself (sign,
+ * POST, log and settle) is the AttemptPipeline's.
  */
 export class WebhookWorker {
   readonly #o: Required<WebhookWorkerSettings>;
-  readonly #post: WebhookPoster;
   readonly #inFlight = new Map<string, number>();
   /**
    * Claimed, not yet started, per endpoint (each under its lease), with its event:
@@ -175,6 +120,7 @@ export class WebhookWorker {
   };
   #total = 0;
   readonly #endpoints: EndpointRows;
+  readonly #pipeline: AttemptPipeline;
 
   constructor(options: WebhookWorkerOptions) {
     const { dispatcher, post, ...settings } = options;
@@ -186,8 +132,13 @@ export class WebhookWorker {
       requireHttps: false,
       ...settings,
     };
-    this.#post = post ?? posterOn(dispatcher!);
     this.#endpoints = new EndpointRows(options.store);
+    this.#pipeline = new AttemptPipeline({
+      ...this.#o,
+      post: post ?? posterOn(dispatcher!),
+      endpoints: this.#endpoints,
+      onRetry: (at, endpointId) => this.#expectRetry(at, endpointId),
+    });
     this.#pump = new Pump({
       round: () => this.#round(false),
       clock: options.clock,
@@ -209,7 +160,7 @@ export class WebhookWorker {
     const unstarted = [...this.#waiting.values()].flat().map((c) => c.delivery.id);
     this.#waiting.clear();
     this.#waitingCount = 0;
-    this.#settlements.flush();
+    this.#pipeline.flush();
     while (this.#running.size > 0) await Promise.all(this.#running);
     if (unstarted.length > 0) await this.#release(unstarted);
     this.#endpoints.close();
@@ -356,7 +307,8 @@ export class WebhookWorker {
     this.#launched++;
     const logFailure = (error: unknown) =>
       this.#o.logger.error({ err: error, deliveryId: delivery.id }, 'attempt failed');
-    const run = this.#attempt(claimed)
+    const run = this.#pipeline
+      .run(claimed)
       .then(({ settling }) => {
         // The endpoint's slot is free once it has answered; the attempt's log and the
         // delivery's new status commit meanwhile (the delivery stays leased until then).
@@ -376,117 +328,6 @@ export class WebhookWorker {
         if (this.#wantsMore(this.#waiting.get(endpointId))) this.#pump.wake();
       });
     this.#running.add(run);
-  }
-
-  /**
-   * Settlements wait up to SETTLE_GATHER_MS for others and are then written
-   * together, as one unit (writeSettlements): on PostgreSQL one statement (see
-   * logAttemptsAndSettle) instead of a round trip of the webhook lane each, which
-   * held the lane, and the claims behind it, for as many round trips; on SQLite
-   * one unit's bookkeeping instead of one each (its statements, ~7 µs a
-   * settlement, hold the writer up to SETTLE_BATCH times that). Nothing waits for a
-   * settlement but the delivery's lease (45 s) and the log; its times were fixed
-   * when the attempt ended (planSettlement).
-   */
-  readonly #settlements = new Gather<{
-    plan: SettlementPlan;
-    done: (written: Promise<void>) => void;
-  }>(
-    (gathered) => {
-      const written = writeSettlements(
-        this.#o.store,
-        gathered.map((g) => g.plan),
-        (error) =>
-          this.#o.logger.warn({ err: error }, 'settlements failed together; writing each alone'),
-      );
-      gathered.forEach((g, i) => g.done(written[i]!));
-    },
-    { waitMs: SETTLE_GATHER_MS, maxItems: SETTLE_BATCH },
-  );
-
-  /** Resolves (or rejects) as the settlement's write does, once it has been submitted. */
-  #settle(plan: SettlementPlan): Promise<void> {
-    return new Promise<void>((resolve) => this.#settlements.add({ plan, done: resolve }));
-  }
-
-  /** Opened secrets by their sealed text: decrypting one per attempt was a tenth of the worker's time. */
-  readonly #opened = new Map<string, string>();
-
-  #open(sealed: string): string {
-    let secret = this.#opened.get(sealed);
-    if (secret === undefined) {
-      if (this.#opened.size >= 1000) this.#opened.clear();
-      secret = this.#o.secrets.open(sealed);
-      this.#opened.set(sealed, secret);
-    }
-    return secret;
-  }
-
-  #secretsOf(endpoint: WebhookEndpointRow, now: number): string[] {
-    const secrets = [this.#open(endpoint.secret_sealed)];
-    if (endpoint.previous_secret_sealed && (endpoint.previous_secret_expires_at ?? 0) > now) {
-      secrets.push(this.#open(endpoint.previous_secret_sealed));
-    }
-    return secrets;
-  }
-
-  /**
-   * Makes one attempt and resolves once the endpoint has answered (or could not be
-   * reached), with the settling of the attempt still running (wrapped: a promise
-   * returned from an async function would be waited for).
-   */
-  async #attempt({
-    delivery,
-    event,
-    body: written,
-  }: Claimed): Promise<{ settling: Promise<void> }> {
-    const { store, clock } = this.#o;
-    // The endpoint as it is now: it may have been disabled or rotated since the claim.
-    const endpoint = await this.#endpoints.get(delivery.endpoint_id);
-    const attemptedAt = clock.now();
-    if (!event || !endpoint || endpoint.deleted_at !== null || endpoint.enabled !== 1) {
-      // Lost in a crash, the delivery is pending again and comes back here (see SETTLEMENT).
-      await store.write(
-        (tx) =>
-          settleDelivery(tx.db, delivery.id, delivery.locked_until, {
-            status: 'failed',
-            attempts: delivery.attempts,
-            next_attempt_at: delivery.next_attempt_at,
-            last_status_code: delivery.last_status_code,
-            last_error: 'endpoint_disabled',
-            updated_at: attemptedAt,
-          }),
-        SETTLEMENT,
-      );
-      return { settling: Promise.resolve() };
-    }
-    // Written again if the claim could not: this throws again, for this delivery only.
-    const body = written ?? envelope(event);
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      ...signatureHeaders({
-        eventId: event.id,
-        timestamp: Math.floor(attemptedAt / 1000),
-        body,
-        secrets: this.#secretsOf(endpoint, attemptedAt),
-      }),
-    };
-    // An endpoint saved while http:// was allowed is not delivered in the clear once it no longer is.
-    const result: PostResult =
-      this.#o.requireHttps && !endpoint.url.startsWith('https://')
-        ? {
-            error: 'ssrf',
-            errorMessage: 'the endpoint URL must be https://',
-            excerpt: null,
-            durationMs: 0,
-          }
-        : await this.#post({ url: endpoint.url, body, headers, timeoutMs: this.#o.timeoutMs });
-    const plan = planSettlement(this.#o, delivery, endpoint, attemptedAt, result);
-    if (plan.settlement.status === 'pending') {
-      this.#expectRetry(plan.settlement.next_attempt_at, endpoint.id);
-    }
-    return { settling: this.#settle(plan) };
   }
 
   /**
