@@ -143,7 +143,7 @@ const env: Record<string, string> = {
 /**
  * The PostgreSQL server's settings that change what a run measures: without autovacuum
  * no table is ever analyzed or vacuumed, and plans and dead rows differ from a
- * production server's (docs/benchmarks.md, *Round of 01:40–03:50*).
+ * production server's (measured in docs/benchmarks.md's history).
  */
 async function postgresSettings(url: string): Promise<Record<string, string>> {
   const client = new pg.Client({ connectionString: url });

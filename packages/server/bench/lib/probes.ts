@@ -16,8 +16,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
  * connections. The probes share the machine's cores with the service and the
  * database, and their client's cost is added to the latency they measure: `fetch`
  * took ~0.5 ms of CPU more per request than this, and at the webhook probe's 200
- * sends/s this process used a third of a core (docs/benchmarks.md, *Round of
- * 03:58–05:30*).
+ * sends/s this process used a third of a core.
  */
 export function api(url: string, key: string) {
   return (method: string, path: string, body?: unknown): Promise<any> =>
