@@ -88,10 +88,10 @@ export class RetentionSweep {
   async sweep(): Promise<SweepCounts> {
     const now = this.#clock.now();
     const counts: SweepCounts = {
-      idempotencyKeys: await this.#drain((tx) =>
-        deleteIdempotencyKeysBefore(tx, now - IDEMPOTENCY_WINDOW_MS, this.#batchRows),
+      idempotencyKeys: await this.#drain((db) =>
+        deleteIdempotencyKeysBefore(db, now - IDEMPOTENCY_WINDOW_MS, this.#batchRows),
       ),
-      sessions: await this.#drain((tx) => deleteExpiredSessions(tx, now, this.#batchRows)),
+      sessions: await this.#drain((db) => deleteExpiredSessions(db, now, this.#batchRows)),
       events: 0,
     };
     // Events kept (a delivery still pending) stay at the front of the range: each batch

@@ -43,13 +43,12 @@ async function openTransaction<T>(
     ready = resolve;
     failed = reject;
   });
-  const done = db
-    .transaction()
-    .execute(async (trx) => {
-      ready(await body(trx));
-      await held;
-    })
-    .catch(failed);
+  const done = db.transaction().execute(async (trx) => {
+    ready(await body(trx));
+    await held;
+  });
+  // A failure before `ready` fails the opening; one at the commit, `commit()`.
+  done.catch(failed);
   const result = await started;
   return {
     result,
