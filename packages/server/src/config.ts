@@ -30,6 +30,8 @@ export interface Config {
   deepLinkScheme: string;
   /** Key that encrypts webhook secrets at rest; null means a key file in `dataDir`. */
   secretKey: string | null;
+  /** Days webhook events and their attempts are kept (workers/retention-sweep.ts). */
+  retentionDays: number;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -88,6 +90,14 @@ export function loadConfig(
     1,
     1_000_000,
   );
+  const retentionDays = integer(
+    problems,
+    'SWITCHBOARD_RETENTION_DAYS',
+    env.SWITCHBOARD_RETENTION_DAYS,
+    30,
+    1,
+    36_500,
+  );
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -127,5 +137,6 @@ export function loadConfig(
     roles: roles as Role[],
     deepLinkScheme: scheme,
     secretKey: env.SWITCHBOARD_SECRET_KEY || null,
+    retentionDays,
   };
 }

@@ -70,3 +70,12 @@ export function newId(prefix: string, now: number = Date.now()): string {
   lastRandom = random;
   return `${prefix}_${time}${random}`;
 }
+
+/**
+ * The lowest id `newId(prefix, ms)` can make: every id made before `ms` sorts
+ * below it, so a range of ids is a range of creation times (an index on ids
+ * serves both).
+ */
+export function lowestIdAt(prefix: string, ms: number): string {
+  return `${prefix}_${encodeTime(ms)}`;
+}

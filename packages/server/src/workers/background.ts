@@ -11,6 +11,7 @@ import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
 import { onLane, type Store } from '../store/store.ts';
 import { MessageDispatcher } from './message-dispatcher.ts';
+import { RetentionSweep } from './retention-sweep.ts';
 
 /** Background work of the `worker` role, started and stopped together. */
 export interface Background {
@@ -21,6 +22,7 @@ export interface Background {
  * Starts the carrier side: the sandbox carrier for test mode, the live
  * carrier (none configured yet: sends fail as `unreachable`) and the
  * dispatcher that feeds them. Everything they report lands in commands.
+ * Also the webhook worker and the retention sweep.
  */
 export async function startBackground(deps: {
   config: Config;
@@ -34,6 +36,8 @@ export async function startBackground(deps: {
   webhookTimeoutMs?: number;
   /** Makes the HTTP part of webhook attempts elsewhere (the HTTP thread of `serve`). */
   webhookPoster?: WebhookPoster;
+  /** Time between retention sweeps; hourly unless a test shortens it. */
+  retentionIntervalMs?: number;
 }): Promise<Background> {
   const { config, clock, logger, secrets } = deps;
   // Everything started here commits apart from requests on PostgreSQL, and webhook
@@ -103,8 +107,18 @@ export async function startBackground(deps: {
     ...(deps.webhookTimeoutMs ? { timeoutMs: deps.webhookTimeoutMs } : {}),
   });
   webhooks.start();
+  // Its batches commit beside the webhook worker's, whose tables it mostly sweeps.
+  const retention = new RetentionSweep({
+    store: onLane(deps.store, 'webhooks'),
+    clock,
+    logger: logger.child({ worker: 'retention' }),
+    retentionDays: config.retentionDays,
+    ...(deps.retentionIntervalMs ? { intervalMs: deps.retentionIntervalMs } : {}),
+  });
+  retention.start();
   return {
     async stop() {
+      await retention.stop();
       await webhooks.stop();
       await webhookDispatcher?.close();
       await dispatcher.stop();

@@ -1,5 +1,6 @@
 import { notFound, validationError } from '../../domain/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { engineOf } from '../../store/capabilities.ts';
 import {
   findDelivery,
   insertDeliveries,
@@ -32,8 +33,11 @@ export async function retryDelivery(
   const delivery = await findDelivery(tx.db, deliveryId);
   if (!delivery || delivery.endpoint_id !== endpointId) throw notFound('delivery', deliveryId);
   const now = deps.clock.now();
-  // Attempts restart from zero so a manual retry gets the whole schedule again.
-  await rearmDeliveries(tx.db, { id: deliveryId }, now);
+  // Attempts restart from zero so a manual retry gets the whole schedule again. None
+  // re-armed: the retention sweep removed it since it was read (PostgreSQL).
+  if ((await rearmDeliveries(tx.db, { id: deliveryId }, now)) === 0) {
+    throw notFound('delivery', deliveryId);
+  }
   tx.publish('webhook.pending', null);
   return deliveryId;
 }
@@ -53,7 +57,7 @@ export async function recoverEvents(
   const now = deps.clock.now();
   if (since > now) throw validationError('since', 'since must be in the past.');
   const types = JSON.parse(endpoint.events_json) as string[];
-  const events = await tx.db
+  const query = tx.db
     .selectFrom('events')
     .select(['id'])
     .where('account_id', '=', actor.accountId)
@@ -61,8 +65,12 @@ export async function recoverEvents(
     .where('created_at', '>=', since)
     .where('endpoint_id', 'is', null)
     .where('type', 'in', types)
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+  // On PostgreSQL the events are held until the commit: the retention sweep of another
+  // lane or instance skips them, or, holding them first, has removed them when this
+  // read ends, so no delivery is made here for an event it removes
+  // (store/repos/expired-events.ts). SQLite has one writer: nothing runs in between.
+  const events = await (engineOf(tx.db) === 'postgres' ? query.forKeyShare() : query).execute();
   const ids = events.map((e) => e.id);
   if (ids.length === 0) return 0;
   // Existing deliveries are re-armed; events never delivered here get a new one.

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { engineOf } from '../capabilities.ts';
 import type { DB, IdempotencyKeysTable, Mode } from '../schema.ts';
 
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
@@ -43,7 +44,34 @@ export async function deleteExpiredIdempotencyKey(
     .execute();
 }
 
-/** Forgets every record older than `before` (a periodic sweep). */
-export async function deleteIdempotencyKeysBefore(db: Kysely<DB>, before: number): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('created_at', '<', before).execute();
+/**
+ * Forgets up to `limit` records made at or before `before`, oldest first (the retention
+ * sweep); returns how many. On PostgreSQL rows another transaction holds are skipped,
+ * not waited for: two instances sweeping at once take different rows, and a sweep
+ * never waits in a lock (so never in a deadlock) behind a request reusing a key.
+ */
+export async function deleteIdempotencyKeysBefore(
+  db: Kysely<DB>,
+  before: number,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where(({ eb, refTuple }) =>
+      eb(refTuple('account_id', 'mode', 'key'), 'in', (sub) => {
+        const oldest = sub
+          .selectFrom('idempotency_keys')
+          .select(['account_id', 'mode', 'key'])
+          .where('created_at', '<=', before)
+          .orderBy('created_at')
+          .limit(limit);
+        return (engineOf(db) === 'postgres' ? oldest.forUpdate().skipLocked() : oldest).$asTuple(
+          'account_id',
+          'mode',
+          'key',
+        );
+      }),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

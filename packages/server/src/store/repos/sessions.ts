@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { engineOf } from '../capabilities.ts';
 import type { DB, SessionsTable } from '../schema.ts';
 
 export type SessionRow = Selectable<SessionsTable>;
@@ -27,7 +28,27 @@ export async function deleteSession(db: Kysely<DB>, tokenHash: string): Promise<
   await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
 }
 
-/** Forgets sessions that have expired. */
-export async function deleteExpiredSessions(db: Kysely<DB>, now: number): Promise<void> {
-  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+/**
+ * Forgets up to `limit` sessions that expired at or before `now`, oldest first (the
+ * retention sweep); returns how many. Rows another transaction holds are skipped on
+ * PostgreSQL (see deleteIdempotencyKeysBefore).
+ */
+export async function deleteExpiredSessions(
+  db: Kysely<DB>,
+  now: number,
+  limit: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('sessions')
+    .where('token_hash', 'in', (sub) => {
+      const expired = sub
+        .selectFrom('sessions')
+        .select('token_hash')
+        .where('expires_at', '<=', now)
+        .orderBy('expires_at')
+        .limit(limit);
+      return engineOf(db) === 'postgres' ? expired.forUpdate().skipLocked() : expired;
+    })
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -86,13 +86,13 @@ export function findDelivery(db: Kysely<DB>, id: string): Promise<WebhookDeliver
 /**
  * Deliveries sent again from `now`: pending, their attempts counted from zero (the
  * whole schedule again), any lease given up. `where` names one delivery, or an
- * endpoint's deliveries of some events.
+ * endpoint's deliveries of some events. Returns how many there were.
  */
 export async function rearmDeliveries(
   db: Kysely<DB>,
   where: { id: string } | { endpointId: string; eventIds: string[] },
   now: number,
-): Promise<void> {
+): Promise<number> {
   const update = db.updateTable('webhook_deliveries').set({
     status: 'pending',
     attempts: 0,
@@ -101,13 +101,14 @@ export async function rearmDeliveries(
     updated_at: now,
   });
   if ('id' in where) {
-    await update.where('id', '=', where.id).execute();
-  } else if (where.eventIds.length > 0) {
-    await update
-      .where('endpoint_id', '=', where.endpointId)
-      .where('event_id', 'in', where.eventIds)
-      .execute();
+    return Number((await update.where('id', '=', where.id).executeTakeFirst()).numUpdatedRows);
   }
+  if (where.eventIds.length === 0) return 0;
+  const result = await update
+    .where('endpoint_id', '=', where.endpointId)
+    .where('event_id', 'in', where.eventIds)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Every column of `webhook_attempts`, in the order the compiled statements list them. */
