@@ -14,6 +14,9 @@ import { createAccount } from './commands/create-account.ts';
 import { createApiKey } from './commands/create-api-key.ts';
 import { createUser, MIN_PASSWORD_LENGTH } from './commands/create-user.ts';
 import { revokeApiKey } from './commands/revoke-api-key.ts';
+import { BackupRefused, postgresRecipe } from './backup/backup-files.ts';
+import { restoreBackup } from './backup/restore-backup.ts';
+import { takeBackup } from './backup/take-backup.ts';
 import { authenticateApiKey, type ApiKeyPrincipal } from './commands/authenticate-api-key.ts';
 import { startServer } from './server.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -30,6 +33,10 @@ Commands:
                                                       create a softphone login
   mcp                                                 serve the AI-agent tools over stdio, acting
                                                       with the key in SWITCHBOARD_API_KEY
+  backup --to FILE [--data DIR]                       copy the SQLite store (while it runs) to FILE,
+                                                      and its secret key to FILE.key
+  restore --from FILE [--data DIR] [--force]          put a backup into a data directory whose
+                                                      server is stopped
 
 Every command but serve and mcp accepts --json and then prints one JSON document.
 Configuration comes from the environment (see README): PORT, HOST,
@@ -45,6 +52,9 @@ const OPTIONS = {
   email: { type: 'string' },
   password: { type: 'string' },
   role: { type: 'string' },
+  to: { type: 'string' },
+  from: { type: 'string' },
+  force: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -87,6 +97,13 @@ async function withStore<T>(config: Config, fn: (store: Store) => Promise<T>): P
 
 function print(json: boolean, document: object, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(document)}\n` : `${human}\n`);
+}
+
+/** What `backup` says when the backup holds no key file (never the key itself). */
+function noKeyNote(config: Config): string {
+  return config.secretKey
+    ? 'The secret key is NOT in the backup: SWITCHBOARD_SECRET_KEY encrypts its webhook secrets. Keep that key with the backup; a restore cannot read them without it.'
+    : `${config.dataDir} has no secret key file yet, so the backup has none: nothing was encrypted with one.`;
 }
 
 async function serve(config: Config): Promise<void> {
@@ -267,6 +284,37 @@ async function run(argv: string[]): Promise<void> {
         `Created ${user.id} <${user.email}> (${user.role}) on ${user.accountId}`,
       );
     }
+    case 'backup': {
+      if (config.databaseUrl) throw postgresRecipe('backup');
+      const to = required(values, 'to');
+      const result = await takeBackup({ dataDir: config.dataDir, secretKey: config.secretKey, to });
+      const keyNote = result.keyFile
+        ? `The secret key that opens its webhook secrets is in ${result.keyFile} (mode 0600): keep the two together, and private.`
+        : noKeyNote(config);
+      return print(
+        json,
+        result.keyIncluded ? result : { ...result, warning: keyNote },
+        `Backed up ${config.dataDir} to ${result.file} (${result.pages} pages, ${result.bytes} bytes).\n${keyNote}`,
+      );
+    }
+    case 'restore': {
+      if (config.databaseUrl) throw postgresRecipe('restore');
+      const from = required(values, 'from');
+      const result = await restoreBackup({
+        from,
+        dataDir: config.dataDir,
+        secretKey: config.secretKey,
+        force: values.force ?? false,
+      });
+      const keyNote = result.keyRestored
+        ? `Its secret key is now ${result.dataDir}/secret.key.`
+        : 'No key file came with it: a server on it uses SWITCHBOARD_SECRET_KEY (or, unset, makes a new key file).';
+      return print(
+        json,
+        result,
+        `Restored ${from} into ${result.database} (${result.bytes} bytes). ${keyNote}`,
+      );
+    }
     default:
       throw new UsageError(`Unknown command '${positionals.join(' ')}'.\n\n${USAGE}`);
   }
@@ -286,6 +334,8 @@ run(process.argv.slice(2)).catch((error: unknown) => {
   } else if (error instanceof ConfigError) {
     code = 2;
     type = 'configuration';
+  } else if (error instanceof BackupRefused) {
+    type = error.type;
   } else if (error instanceof ApiError) {
     type = error.type;
     message = error.param ? `${error.param}: ${error.message}` : error.message;

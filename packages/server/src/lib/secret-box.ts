@@ -35,6 +35,17 @@ export function createSecretBox(key: Buffer): SecretBox {
   };
 }
 
+/** The key file of a data directory (used when `SWITCHBOARD_SECRET_KEY` is unset). */
+export function secretKeyFile(dataDir: string): string {
+  return join(dataDir, 'secret.key');
+}
+
+/** The key a key file holds (base64 of 32 bytes), or null if it holds anything else. */
+export function decodeKeyFile(text: string): Buffer | null {
+  const key = Buffer.from(text.trim(), 'base64');
+  return key.length === 32 ? key : null;
+}
+
 /**
  * The key: `SWITCHBOARD_SECRET_KEY` (32 bytes as base64 or hex) when set —
  * every instance sharing a PostgreSQL database must share it — otherwise a key
@@ -49,7 +60,7 @@ export function loadSecretKey(secretKey: string | null, dataDir: string): Buffer
       throw new Error('SWITCHBOARD_SECRET_KEY must be 32 bytes (base64 or hex).');
     return key;
   }
-  const path = join(dataDir, 'secret.key');
+  const path = secretKeyFile(dataDir);
   if (!existsSync(path)) {
     mkdirSync(dataDir, { recursive: true });
     // 'wx' fails if another process created it first; that process's key is then read.
