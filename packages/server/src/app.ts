@@ -5,6 +5,7 @@ import { registerWebApp } from './http/web-app.ts';
 import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
+import { boundedServerFactory } from './http/plugins/connection-limits.ts';
 import { registerContentTypeCheck } from './http/plugins/content-type.ts';
 import {
   clientErrorHandler,
@@ -38,6 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
+    serverFactory: boundedServerFactory(deps.config),
     genReqId: newRequestId,
     requestIdHeader: false,
     // Even failures before routing answer `{error: {type, message}}` with a request id.
