@@ -5,6 +5,7 @@ import { registerWebApp } from './http/web-app.ts';
 import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
+import { registerBodyDrain } from './http/plugins/body-drain.ts';
 import { boundedServerFactory } from './http/plugins/connection-limits.ts';
 import { registerContentTypeCheck } from './http/plugins/content-type.ts';
 import {
@@ -67,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   registerGracefulShutdown(app);
+  registerBodyDrain(app);
   registerApiKeyAuth(app);
   registerContentTypeCheck(app);
   registerIdempotency(app);
