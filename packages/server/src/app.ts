@@ -4,6 +4,7 @@ import { attachRealtime } from './realtime/hub.ts';
 import { registerWebApp } from './http/web-app.ts';
 import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
+import { registerAddressRateLimit } from './http/plugins/address-rate-limit.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
 import { registerBodyDrain } from './http/plugins/body-drain.ts';
 import { boundedServerFactory } from './http/plugins/connection-limits.ts';
@@ -69,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerGracefulShutdown(app);
   registerBodyDrain(app);
+  registerAddressRateLimit(app);
   registerApiKeyAuth(app);
   registerContentTypeCheck(app);
   registerIdempotency(app);

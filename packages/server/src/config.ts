@@ -20,6 +20,8 @@ export interface Config {
   sandboxDelayMs: number;
   /** Requests per second per API key (burst = 2 x rate). */
   rateLimit: number;
+  /** Requests per second per client address without a valid key or session (burst = 2 x rate); 0: no limit. */
+  unauthenticatedRateLimit: number;
   /** Time a client has to send a request's headers. */
   headersTimeoutMs: number;
   /** Time a client has to send a whole request, headers and body. */
@@ -135,6 +137,14 @@ export function loadConfig(
     1,
     1_000_000,
   );
+  const unauthenticatedRateLimit = integer(
+    problems,
+    'SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT',
+    env.SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT,
+    20,
+    0,
+    1_000_000,
+  );
   const connection = connectionBounds(problems, env);
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -170,6 +180,7 @@ export function loadConfig(
     webhookAllowPrivate: allowPrivate === '1',
     sandboxDelayMs,
     rateLimit,
+    unauthenticatedRateLimit,
     ...connection,
     durability: durability as Config['durability'],
     logLevel: env.SWITCHBOARD_LOG_LEVEL ?? env.LOG_LEVEL ?? 'info',
