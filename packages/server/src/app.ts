@@ -4,7 +4,10 @@ import { attachRealtime } from './realtime/hub.ts';
 import { registerWebApp } from './http/web-app.ts';
 import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
+import { registerAddressRateLimit } from './http/plugins/address-rate-limit.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
+import { registerBodyDrain } from './http/plugins/body-drain.ts';
+import { boundedServerFactory } from './http/plugins/connection-limits.ts';
 import { registerContentTypeCheck } from './http/plugins/content-type.ts';
 import {
   clientErrorHandler,
@@ -38,6 +41,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
+    serverFactory: boundedServerFactory(deps.config),
     genReqId: newRequestId,
     requestIdHeader: false,
     // Even failures before routing answer `{error: {type, message}}` with a request id.
@@ -65,6 +69,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
   registerGracefulShutdown(app);
+  registerBodyDrain(app);
+  registerAddressRateLimit(app);
   registerApiKeyAuth(app);
   registerContentTypeCheck(app);
   registerIdempotency(app);

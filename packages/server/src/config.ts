@@ -20,6 +20,16 @@ export interface Config {
   sandboxDelayMs: number;
   /** Requests per second per API key (burst = 2 x rate). */
   rateLimit: number;
+  /** Requests per second per client address without a valid key or session (burst = 2 x rate); 0: no limit. */
+  unauthenticatedRateLimit: number;
+  /** Time a client has to send a request's headers. */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole request, headers and body. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open. */
+  keepAliveTimeoutMs: number;
+  /** Connections one client address may hold open at once; 0: no cap. */
+  maxConnectionsPerAddress: number;
   /** `full` fsyncs every commit; `normal` trades that for speed (SQLite only). */
   durability: 'full' | 'normal';
   /** pino level. */
@@ -67,6 +77,45 @@ function integer(
   return n;
 }
 
+/**
+ * The bounds every connection is held to (README, Configuration). Headers take a
+ * person's browser milliseconds, so 10 s only ever cuts a stalled or hostile client;
+ * a whole request of at most 256 KiB gets 30 s, enough on a slow mobile uplink. An
+ * idle keep-alive connection stays 72 s, longer than the 60 s after which common
+ * reverse proxies (nginx, cloud load balancers) drop theirs: a proxy then never
+ * reuses a connection this server is closing (a 502 for its client).
+ */
+function connectionBounds(
+  problems: string[],
+  env: NodeJS.ProcessEnv,
+): Pick<
+  Config,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs' | 'maxConnectionsPerAddress'
+> {
+  const ms = (name: string, fallback: number) =>
+    integer(problems, name, env[name], fallback, 1, 3_600_000);
+  const headersTimeoutMs = ms('SWITCHBOARD_HEADERS_TIMEOUT_MS', 10_000);
+  const requestTimeoutMs = ms('SWITCHBOARD_REQUEST_TIMEOUT_MS', 30_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    problems.push(
+      'SWITCHBOARD_HEADERS_TIMEOUT_MS must not exceed SWITCHBOARD_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: ms('SWITCHBOARD_KEEP_ALIVE_TIMEOUT_MS', 72_000),
+    maxConnectionsPerAddress: integer(
+      problems,
+      'SWITCHBOARD_MAX_CONNECTIONS_PER_ADDRESS',
+      env.SWITCHBOARD_MAX_CONNECTIONS_PER_ADDRESS,
+      256,
+      0,
+      1_000_000,
+    ),
+  };
+}
+
 /** Reads the configuration; throws ConfigError listing everything that is wrong. */
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -98,6 +147,15 @@ export function loadConfig(
     1,
     36_500,
   );
+  const unauthenticatedRateLimit = integer(
+    problems,
+    'SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT',
+    env.SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT,
+    20,
+    0,
+    1_000_000,
+  );
+  const connection = connectionBounds(problems, env);
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -132,6 +190,8 @@ export function loadConfig(
     webhookAllowPrivate: allowPrivate === '1',
     sandboxDelayMs,
     rateLimit,
+    unauthenticatedRateLimit,
+    ...connection,
     durability: durability as Config['durability'],
     logLevel: env.SWITCHBOARD_LOG_LEVEL ?? env.LOG_LEVEL ?? 'info',
     roles: roles as Role[],

@@ -68,7 +68,11 @@ export function registerSessionAuth(app: FastifyInstance): void {
     if (!SAFE_METHODS.has(request.method)) checkOrigin(request);
     if (request.routeOptions.config.public) return;
     const session = await sessionFromToken(store.db, request.cookies[SESSION_COOKIE], clock.now());
-    if (!session) throw new ApiError('unauthorized', 'Sign in to continue.');
+    if (!session) {
+      // Counted against its address: over the limit, 429 instead (http/plugins/address-rate-limit.ts).
+      app.limitUnauthenticated(request);
+      throw new ApiError('unauthorized', 'Sign in to continue.');
+    }
     if (
       !SAFE_METHODS.has(request.method) &&
       request.headers['x-csrf-token'] !== session.csrfToken

@@ -62,6 +62,8 @@ export async function startTestApp(
   const config = loadConfig({
     SWITCHBOARD_LOG_LEVEL: 'silent',
     SWITCHBOARD_RATE_LIMIT: '10000',
+    // Suites send many keyless requests from one address; one suite tests the limit itself.
+    SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT: '100000',
     SWITCHBOARD_SANDBOX_DELAY_MS: '20',
     ...database.env,
     ...options.env,

@@ -76,6 +76,17 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
     done();
   };
 
+  /** A request refused for its key counts against its address (address-rate-limit.ts). */
+  const refusal = (request: FastifyRequest, error: unknown): Error => {
+    if (!(error instanceof ApiError && error.type === 'unauthorized')) return error as Error;
+    try {
+      app.limitUnauthenticated(request);
+    } catch (limited) {
+      return limited as Error;
+    }
+    return error;
+  };
+
   // A callback, not a promise: a request whose principal is known is admitted in this turn.
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     if (request.routeOptions.config.public || !request.url.startsWith('/v1')) {
@@ -86,9 +97,10 @@ export function registerApiKeyAuth(app: FastifyInstance): void {
     const known = confirm ? undefined : keys.known(request.headers.authorization);
     if (known) admitThen(request, done, known, false);
     else {
-      keys
-        .authenticate(request.headers.authorization)
-        .then((principal) => admitThen(request, done, principal, confirm), done);
+      keys.authenticate(request.headers.authorization).then(
+        (principal) => admitThen(request, done, principal, confirm),
+        (error: unknown) => done(refusal(request, error)),
+      );
     }
   });
 }

@@ -203,24 +203,29 @@ export function sendFrameworkError(
 
 /**
  * Answers requests Node's HTTP parser rejects (headers too large, malformed
- * HTTP) with the API's error body instead of Fastify's default. There is no
- * Fastify request yet, so the response is written to the socket directly.
+ * HTTP) or that took too long to arrive (408, the timeouts of
+ * connection-limits.ts) with the API's error body instead of Fastify's default,
+ * then closes the connection. There may be no Fastify request yet, so the
+ * response is written to the socket directly.
  */
 export function clientErrorHandler(newRequestId: () => string) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     // A reset connection has nobody left to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (socket.writable) {
+    // An answer already under way would be corrupted by a second one.
+    const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (socket.writable && !answering?.headersSent) {
+      const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
       const message =
         error.code === 'HPE_HEADER_OVERFLOW'
           ? 'The request headers are too large.'
-          : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          : timedOut
             ? 'The request took too long to arrive.'
             : 'The request is not valid HTTP.';
       const body = JSON.stringify(new ApiError('invalid_request', message).toBody());
       socket.write(
         [
-          'HTTP/1.1 400 Bad Request',
+          timedOut ? 'HTTP/1.1 408 Request Timeout' : 'HTTP/1.1 400 Bad Request',
           'Content-Type: application/json; charset=utf-8',
           `Content-Length: ${Buffer.byteLength(body)}`,
           `request-id: ${newRequestId()}`,
