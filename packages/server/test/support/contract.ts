@@ -42,6 +42,31 @@ export class Contract {
         ),
       }))
       .sort((a, b) => Number(a.template.includes('{')) - Number(b.template.includes('{')));
+    this.#compileAll();
+  }
+
+  /**
+   * Compiles every schema a check can need, once: compiling on first use would put a
+   * pause of tens of milliseconds between a test's requests, which timing-bound
+   * suites (a message still `sent` a moment later) notice.
+   */
+  #compileAll(): void {
+    this.validate('/components/schemas/Error', null);
+    for (const [template, item] of Object.entries<Json>(this.document.paths ?? {})) {
+      for (const [verb, operation] of Object.entries<Json>(item)) {
+        const at = `/paths/${escapePointer(template)}/${verb}/responses`;
+        for (const [key, response] of Object.entries<Json>(operation.responses ?? {})) {
+          const { node, pointer } = this.#resolve(response, `${at}/${key}`);
+          if (node.content?.['application/json']) {
+            this.validate(`${pointer}/content/application~1json/schema`, null);
+          }
+          for (const [name, header] of Object.entries<Json>(node.headers ?? {})) {
+            const resolved = this.#resolve(header, `${pointer}/headers/${escapePointer(name)}`);
+            if (resolved.node.schema) this.validate(`${resolved.pointer}/schema`, null);
+          }
+        }
+      }
+    }
   }
 
   /** Validates `value` against the schema at `pointer` (a JSON pointer into the document). */
@@ -84,7 +109,7 @@ export class Contract {
       `${operationPointer}/responses/${key}`,
     );
     for (const [name, header] of Object.entries<Json>(node.headers ?? {})) {
-      const at = `${pointer}/headers/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+      const at = `${pointer}/headers/${escapePointer(name)}`;
       const { node: spec, pointer: headerPointer } = this.#resolve(header, at);
       const value = response.headers.get(name);
       if (value === null) {
@@ -118,11 +143,10 @@ export class Contract {
       if (!pattern.test(below) || !METHODS.includes(verb)) continue;
       const operation = this.document.paths[template][verb];
       if (!operation) return undefined;
-      const escaped = template.replaceAll('~', '~0').replaceAll('/', '~1');
       return {
         operationId: String(operation.operationId),
         responses: operation.responses as Json,
-        pointer: `/paths/${escaped}/${verb}`,
+        pointer: `/paths/${escapePointer(template)}/${verb}`,
       };
     }
     return undefined;
@@ -155,6 +179,11 @@ export class Contract {
   }
 }
 
+/** A key as one segment of a JSON pointer (RFC 6901). */
+function escapePointer(key: string): string {
+  return key.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
 function parse(response: CheckedResponse, fail: (problem: string) => never): any {
   try {
     return JSON.parse(response.text);
@@ -167,8 +196,8 @@ let loading: Promise<Contract> | null = null;
 
 /**
  * The API description of the app under test, fetched from the first server a test
- * client talks to and compiled once per process: every app of a test run serves
- * the same document.
+ * client talks to (or startTestApp starts) and compiled once per process: every app
+ * of a test run serves the same document.
  */
 export function contractOf(baseUrl: string): Promise<Contract> {
   loading ??= (async () => {

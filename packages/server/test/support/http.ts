@@ -38,6 +38,8 @@ export class ApiClient {
       if (all['content-type'] === undefined) all['content-type'] = 'application/json';
     }
     for (const [k, v] of Object.entries(all)) if (v === '') delete all[k];
+    // Loaded before the request, so the first one is not held up between its answer and the next.
+    const contract = await contractOf(this.baseUrl);
     const response = await fetch(this.baseUrl + path, { method, headers: all, body: payload });
     const text = await response.text();
     let parsed: unknown;
@@ -47,7 +49,7 @@ export class ApiClient {
       parsed = undefined;
     }
     const result = { status: response.status, headers: response.headers, body: parsed as T, text };
-    (await contractOf(this.baseUrl)).check(method, path, result);
+    contract.check(method, path, result);
     return result;
   }
 
