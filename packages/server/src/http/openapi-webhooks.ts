@@ -1,10 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { EventType } from '../commands/record-event.ts';
+import type { Json } from './openapi-schemas.ts';
 import { DateTime } from './schemas/common.ts';
 import { Contact } from './schemas/contacts.ts';
 import { Call, Message } from './schemas/messages.ts';
-
-type Json = Record<string, unknown>;
 
 /** Each event of the catalog (spec 6.1): when it fires, and the schema of its `data`. */
 const CATALOG: Record<EventType, { title: string; fires: string; data: TSchema }> = {
@@ -80,7 +79,7 @@ export function describeWebhooks(named: (schema: unknown) => unknown): Json {
         operationId: title.replace(/^./, (c) => c.toLowerCase()),
         summary: type,
         description: `${fires} Answer with a 2xx quickly; anything else but a 410 (which disables the endpoint) is retried for about three days.`,
-        tags: ['Webhooks'],
+        tags: ['Webhook events'],
         security: [],
         parameters: SIGNATURE_HEADERS,
         requestBody: {

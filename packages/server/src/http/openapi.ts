@@ -1,15 +1,22 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { ErrorBody } from './schemas/common.ts';
+import { documentHeader } from './openapi-info.ts';
+import {
+  errorResponses,
+  errorStatuses,
+  sharedComponents,
+  successHeaders,
+  type OperationTraits,
+} from './openapi-responses.ts';
+import { hoistNamed, parametersFrom, type Json } from './openapi-schemas.ts';
 import { describeWebhooks } from './openapi-webhooks.ts';
-
-/** The version of the API description (spec 9). */
-export const API_VERSION = '1.0.0';
-
-type Json = Record<string, unknown>;
 
 interface CollectedRoute {
   method: string;
   url: string;
   schema: Json;
+  /** Answers without an API key (`config.public`). */
+  isPublic: boolean;
 }
 
 const STATUS_TEXT: Record<string, string> = {
@@ -17,105 +24,99 @@ const STATUS_TEXT: Record<string, string> = {
   '201': 'Created',
   '202': 'Accepted',
   '204': 'No content',
-  '4xx': 'Client error',
 };
 
-/** Replaces every titled object schema by a `$ref` into `components.schemas`. */
-function hoist(schema: unknown, components: Record<string, unknown>, root = true): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => hoist(s, components, false));
-  if (!schema || typeof schema !== 'object') return schema;
-  const source = JSON.parse(JSON.stringify(schema)) as Json;
-  const out: Json = {};
-  for (const [key, value] of Object.entries(source)) out[key] = hoist(value, components, false);
-  const title = out.title;
-  if (!root && typeof title === 'string' && out.type === 'object') {
-    components[title] = out;
-    return { $ref: `#/components/schemas/${title}` };
-  }
-  return out;
+/** A route schema's fields, as far as the document reads them. */
+interface RouteSchema {
+  params?: { properties?: Json };
+  querystring?: { properties?: Json };
+  body?: { properties?: Json; required?: string[] };
+  response?: Json;
 }
 
-function hoistNamed(schema: unknown, components: Record<string, unknown>): unknown {
-  const out = hoist(schema, components, true) as Json;
-  if (typeof out.title === 'string' && out.type === 'object') {
-    components[out.title] = out;
-    return { $ref: `#/components/schemas/${out.title}` };
-  }
-  return out;
+/** What decides an operation's error statuses (see openapi-responses.ts). */
+function traitsOf(route: CollectedRoute): OperationTraits {
+  const schema = route.schema as RouteSchema;
+  const response = Object.keys(schema.response ?? {});
+  return {
+    method: route.method,
+    hasPathParams: Object.keys(schema.params?.properties ?? {}).length > 0,
+    hasInput: [schema.params, schema.querystring, schema.body].some(
+      (part) => Object.keys(part?.properties ?? {}).length > 0,
+    ),
+    hasBody: schema.body !== undefined,
+    isPublic: route.isPublic,
+    // A range such as `4xx` only gives errors their serializer; each status is listed here.
+    declared: response.filter((status) => /^[45]\d\d$/.test(status)),
+  };
 }
 
-function parametersFrom(schema: unknown, location: 'path' | 'query'): Json[] {
-  const properties =
-    (schema as { properties?: Record<string, Json> } | undefined)?.properties ?? {};
-  const required = new Set((schema as { required?: string[] } | undefined)?.required ?? []);
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === 'path' || required.has(name),
-    schema: JSON.parse(JSON.stringify(property)) as Json,
-  }));
-}
-
-/** Builds the OpenAPI 3.1 document from the schemas the routes validate with. */
-export function buildOpenApi(routes: CollectedRoute[]): Json {
-  const components: Record<string, unknown> = {};
-  const paths: Record<string, Json> = {};
-  for (const route of routes) {
-    const path = route.url.replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
-    const { schema } = route;
-    const operation: Json = {
-      operationId: schema.operationId,
-      summary: schema.summary,
-      ...(schema.description ? { description: schema.description } : {}),
-      tags: schema.tags,
-      parameters: [
-        ...parametersFrom(schema.params, 'path'),
-        ...parametersFrom(schema.querystring, 'query'),
-      ],
-      responses: Object.fromEntries(
-        Object.entries((schema.response as Json | undefined) ?? {}).map(([status, body]) => [
-          status.toUpperCase(),
+/** One operation: its parameters, body, and every status it can answer. */
+function describeOperation(route: CollectedRoute, components: Json): Json {
+  const schema = route.schema as RouteSchema & Json;
+  const post = route.method === 'POST';
+  const successes = Object.entries(schema.response ?? {}).filter(([s]) => /^[23]\d\d$/.test(s));
+  const operation: Json = {
+    operationId: schema.operationId,
+    summary: schema.summary,
+    ...(schema.description ? { description: schema.description } : {}),
+    tags: schema.tags,
+    parameters: [
+      ...parametersFrom(schema.params, 'path'),
+      ...parametersFrom(schema.querystring, 'query'),
+      ...(post ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : []),
+    ],
+    responses: {
+      ...Object.fromEntries(
+        successes.map(([status, body]) => [
+          status,
           {
-            description: STATUS_TEXT[status] ?? 'Response',
+            description: STATUS_TEXT[status] ?? 'Success',
+            headers: successHeaders(route.method),
             content: { 'application/json': { schema: hoistNamed(body, components) } },
           },
         ]),
       ),
+      ...errorResponses(traitsOf(route)),
+    },
+  };
+  // A body that takes no fields (NoBody) is not described; one without required fields
+  // may be left out (see plugins/content-type.ts).
+  const body = schema.body;
+  if (body && Object.keys(body.properties ?? {}).length > 0) {
+    operation.requestBody = {
+      required: (body.required?.length ?? 0) > 0,
+      content: { 'application/json': { schema: hoistNamed(body, components) } },
     };
-    // A body that takes no fields (NoBody) is not described; one without required fields
-    // may be left out (see plugins/content-type.ts).
-    const body = schema.body as { properties?: Json; required?: string[] } | undefined;
-    if (body && Object.keys(body.properties ?? {}).length > 0) {
-      operation.requestBody = {
-        required: (body.required?.length ?? 0) > 0,
-        content: { 'application/json': { schema: hoistNamed(schema.body, components) } },
-      };
-    }
-    if (schema.security) operation.security = schema.security;
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
+  if (route.isPublic) operation.security = [];
+  return operation;
+}
+
+/** Builds the OpenAPI 3.1 document from the schemas the routes validate with. */
+export function buildOpenApi(routes: CollectedRoute[]): Json {
+  const schemas: Json = {};
+  hoistNamed(ErrorBody, schemas);
+  const paths: Record<string, Json> = {};
+  const statuses = new Set<string>();
+  for (const route of routes) {
+    const path = route.url.replace(/^\/v1/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
+    paths[path] = {
+      ...paths[path],
+      [route.method.toLowerCase()]: describeOperation(route, schemas),
+    };
+    errorStatuses(traitsOf(route)).forEach((status) => statuses.add(status));
+  }
+  const { info, servers, tags, securitySchemes } = documentHeader();
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Switchboard API',
-      version: API_VERSION,
-      description:
-        'Send and receive SMS/MMS, keep a shared contact directory and receive signed webhooks.',
-    },
-    servers: [{ url: '/v1' }],
+    info,
+    servers,
     security: [{ bearerAuth: [] }],
+    tags,
     paths,
-    webhooks: describeWebhooks((schema) => hoistNamed(schema, components)),
-    components: {
-      schemas: components,
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'An API key: sk_test_… (sandbox) or sk_live_….',
-        },
-      },
-    },
+    webhooks: describeWebhooks((schema) => hoistNamed(schema, schemas)),
+    components: { schemas, ...sharedComponents(statuses), securitySchemes },
   };
 }
 
@@ -128,8 +129,9 @@ export function registerOpenApi(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const schema = route.schema as Json | undefined;
     if (!schema?.operationId || !route.url.startsWith('/v1')) return;
+    const isPublic = route.config?.public === true;
     for (const method of [route.method].flat()) {
-      if (method !== 'HEAD') routes.push({ method, url: route.url, schema });
+      if (method !== 'HEAD') routes.push({ method, url: route.url, schema, isPublic });
     }
   });
   let document: Json | null = null;

@@ -103,14 +103,119 @@ for (const engine of ENGINES) {
       assert.deepEqual([...contact.required].sort(), Object.keys(created.body).sort());
     });
 
-    test('errors are documented with the Error component', () => {
+    test('each operation lists exactly the error statuses it can answer', () => {
+      const listed: Record<string, string[]> = {};
+      for (const [path, item] of Object.entries<Json>(doc.paths)) {
+        for (const [method, operation] of Object.entries<Json>(item)) {
+          listed[`${method} ${path}`] = Object.keys(operation.responses).filter((s) => s >= '4');
+        }
+      }
+      // Every call: 400 (format), 401, 429, 500, 503. A path id: 404. A POST: 409 (its
+      // Idempotency-Key) and 422 (the key's format). A body: 415. Any input: 422.
+      const every = ['400', '401', '429', '500', '503'];
+      const read = [...every, '422'];
+      const byId = [...every, '404', '422'];
+      const write = [...every, '409', '415', '422'];
+      const writeById = [...write, '404'];
+      const expected: Record<string, string[]> = {
+        'post /messages': write,
+        'get /messages/{id}': byId,
+        'post /contacts': write,
+        'get /contacts/{id}': byId,
+        'post /webhook_endpoints': write,
+        'get /webhook_endpoints': read,
+        'get /webhook_endpoints/{id}': byId,
+        'post /webhook_endpoints/{id}': writeById,
+        'delete /webhook_endpoints/{id}': byId,
+        'post /webhook_endpoints/{id}/rotate_secret': writeById,
+        'get /webhook_endpoints/{id}/deliveries': byId,
+        'post /webhook_endpoints/{id}/deliveries/{deliveryId}/retry': writeById,
+        'post /webhook_endpoints/{id}/recover': writeById,
+        'post /webhook_endpoints/{id}/test': writeById,
+        // A live key has no sandbox: 404.
+        'post /sandbox/inbound': writeById,
+        'post /sandbox/calls': writeById,
+      };
+      for (const statuses of Object.values(expected)) statuses.sort();
+      assert.deepEqual(listed, expected);
+    });
+
+    test('every failure is documented with the Error component and a request-id header', () => {
       const error = doc.components?.schemas?.Error;
       assert.ok(error, 'components.schemas.Error exists');
       assert.deepEqual(error.required, ['error']);
-      const responses = doc.paths['/contacts'].post.responses;
-      const clientError = responses['4XX'] ?? responses['4xx'];
-      assert.ok(clientError, '4XX is documented');
-      assert.equal(resolve(doc, clientError.content['application/json'].schema), error);
+      assert.deepEqual([...error.properties.error.required].sort(), ['message', 'type']);
+      for (const [path, item] of Object.entries<Json>(doc.paths)) {
+        for (const [method, operation] of Object.entries<Json>(item)) {
+          for (const [status, response] of Object.entries<Json>(operation.responses)) {
+            if (status < '4') continue;
+            const where = `${method} ${path} ${status}`;
+            const failure = resolve(doc, response);
+            assert.equal(resolve(doc, failure.content['application/json'].schema), error, where);
+            assert.equal(resolve(doc, failure.headers['request-id']).required, true, where);
+          }
+        }
+      }
+    });
+
+    test('every success declares its request-id header, and a POST its Idempotent-Replayed header', () => {
+      for (const [path, item] of Object.entries<Json>(doc.paths)) {
+        for (const [method, operation] of Object.entries<Json>(item)) {
+          const successes = Object.entries<Json>(operation.responses).filter(([s]) => s < '4');
+          assert.equal(successes.length, 1, `${method} ${path} has one success`);
+          for (const [status, response] of successes) {
+            const where = `${method} ${path} ${status}`;
+            assert.ok(response.content['application/json'].schema, where);
+            assert.equal(resolve(doc, response.headers['request-id']).required, true, where);
+            assert.equal(
+              response.headers['Idempotent-Replayed'] !== undefined,
+              method === 'post',
+              where,
+            );
+          }
+        }
+      }
+    });
+
+    test('a 429 declares Retry-After in whole seconds, and a 401 its WWW-Authenticate challenge', () => {
+      const limited = resolve(doc, doc.paths['/contacts'].post.responses['429']);
+      const retryAfter = resolve(doc, limited.headers['Retry-After']);
+      assert.equal(retryAfter.required, true);
+      assert.deepEqual(retryAfter.schema, { type: 'integer', minimum: 1 });
+      const refused = resolve(doc, doc.paths['/contacts'].post.responses['401']);
+      assert.equal(resolve(doc, refused.headers['WWW-Authenticate']).required, true);
+    });
+
+    test('every POST, and only a POST, takes the shared Idempotency-Key header', () => {
+      const shared = { $ref: '#/components/parameters/IdempotencyKey' };
+      const key = resolve(doc, shared);
+      assert.equal(key.name, 'Idempotency-Key');
+      assert.equal(key.in, 'header');
+      assert.equal(key.required, false);
+      for (const [path, item] of Object.entries<Json>(doc.paths)) {
+        for (const [method, operation] of Object.entries<Json>(item)) {
+          const takes = operation.parameters.some((p: Json) => p.$ref === shared.$ref);
+          assert.equal(takes, method === 'post', `${method} ${path}`);
+        }
+      }
+    });
+
+    test('the document names its license, contact and server, describes every tag it uses, and says what a 405 is', () => {
+      assert.equal(typeof doc.info.license?.name, 'string');
+      assert.ok(doc.info.license.identifier ?? doc.info.license.url, 'a license id or URL');
+      assert.equal(typeof doc.info.contact?.name, 'string');
+      assert.match(doc.info.description, /`405`[^.]*`Allow`/);
+      const described = new Map(doc.tags.map((tag: Json) => [tag.name, tag.description]));
+      const used = new Set<string>();
+      for (const section of [doc.paths, doc.webhooks]) {
+        for (const item of Object.values<Json>(section)) {
+          for (const operation of Object.values<Json>(item)) {
+            for (const tag of operation.tags) used.add(tag);
+          }
+        }
+      }
+      assert.deepEqual([...used].sort(), [...described.keys()].sort());
+      for (const [name, description] of described) assert.ok(description, `${name} is described`);
     });
 
     test('bearer authentication is the security scheme of the API', () => {

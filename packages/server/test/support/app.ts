@@ -13,6 +13,7 @@ import { startBackground, type Background } from '../../src/workers/background.t
 import { localChanges } from '../../src/commands/changes.ts';
 import { webhookDeps } from '../../src/delivery/webhook-deps.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
+import { contractOf } from './contract.ts';
 import { ApiClient } from './http.ts';
 
 /** A test's account: its id, keys for both modes and sandbox numbers. */
@@ -98,6 +99,9 @@ export async function startTestApp(
         });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  // The clients check every response against the app's API description: loaded here,
+  // in the suite's set-up, rather than in the middle of its first test.
+  await contractOf(url);
   const deps = { clock };
   return {
     engine,

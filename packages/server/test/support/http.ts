@@ -1,3 +1,5 @@
+import { contractOf } from './contract.ts';
+
 /** A response as tests look at it. */
 export interface TestResponse<T = any> {
   status: number;
@@ -6,7 +8,11 @@ export interface TestResponse<T = any> {
   text: string;
 }
 
-/** A small HTTP client over `fetch` for tests: real requests to a real server. */
+/**
+ * A small HTTP client over `fetch` for tests: real requests to a real server. Every
+ * response is checked against the API description the server publishes
+ * (support/contract.ts), so a test fails on any answer the document does not allow.
+ */
 export class ApiClient {
   readonly baseUrl: string;
   readonly key: string | null;
@@ -32,6 +38,8 @@ export class ApiClient {
       if (all['content-type'] === undefined) all['content-type'] = 'application/json';
     }
     for (const [k, v] of Object.entries(all)) if (v === '') delete all[k];
+    // Loaded before the request, so the first one is not held up between its answer and the next.
+    const contract = await contractOf(this.baseUrl);
     const response = await fetch(this.baseUrl + path, { method, headers: all, body: payload });
     const text = await response.text();
     let parsed: unknown;
@@ -40,7 +48,9 @@ export class ApiClient {
     } catch {
       parsed = undefined;
     }
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
+    const result = { status: response.status, headers: response.headers, body: parsed as T, text };
+    contract.check(method, path, result);
+    return result;
   }
 
   get<T = any>(path: string, headers?: Record<string, string>): Promise<TestResponse<T>> {

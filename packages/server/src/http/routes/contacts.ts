@@ -38,6 +38,7 @@ export async function contactRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'getContact',
         summary: 'Retrieve a contact',
+        description: 'A contact of the directory, by its id (ct_…).',
         tags: ['Contacts'],
         params: IdParams,
         response: { 200: Contact, '4xx': ErrorBody },

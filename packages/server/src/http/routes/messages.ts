@@ -36,6 +36,8 @@ export async function messageRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         operationId: 'getMessage',
         summary: 'Retrieve a message',
+        description:
+          'The message as it is now: its `status` moves from `queued` to `sent` to `delivered` (or `failed`, with `failureReason`); a group message lists each participant.',
         tags: ['Messages'],
         params: IdParams,
         response: { 200: Message, '4xx': ErrorBody },

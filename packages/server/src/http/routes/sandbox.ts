@@ -25,7 +25,8 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
           'Handled exactly as a carrier-delivered text: threading, caller ID, opt-out keywords and `message.received`.',
         tags: ['Sandbox'],
         body: SandboxInboundBody,
-        response: { 201: Message, '4xx': ErrorBody },
+        // 404 to a live key, for which the sandbox does not exist.
+        response: { 201: Message, 404: ErrorBody, '4xx': ErrorBody },
       },
     },
     (request, reply) => {
@@ -48,7 +49,7 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
         description: 'Records an ended call and emits `call.completed` or `call.missed`.',
         tags: ['Sandbox'],
         body: SandboxCallBody,
-        response: { 201: Call, '4xx': ErrorBody },
+        response: { 201: Call, 404: ErrorBody, '4xx': ErrorBody },
       },
     },
     (request, reply) => {

@@ -24,8 +24,8 @@ import {
 
 const TAGS = ['Webhooks'];
 const DeliveryParams = Type.Object({
-  id: Type.String({ maxLength: 64 }),
-  deliveryId: Type.String({ maxLength: 64 }),
+  id: Type.String({ maxLength: 64, description: 'The webhook endpoint id (whe_…).' }),
+  deliveryId: Type.String({ maxLength: 64, description: 'The delivery id (whd_…).' }),
 });
 
 function pageLimit(query: PageQuery): number {
@@ -67,6 +67,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints',
+        description:
+          'Oldest first, a page at a time: pass the last id of a page as `starting_after` for the next while `hasMore` is true. The secret is never included.',
         tags: TAGS,
         querystring: PageQuery,
         response: { 200: ListOf(WebhookEndpoint, 'WebhookEndpointList'), '4xx': ErrorBody },
@@ -96,6 +98,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'getWebhookEndpoint',
         summary: 'Retrieve a webhook endpoint',
+        description:
+          'An endpoint, with whether it is enabled and why it was disabled; the secret is never included.',
         tags: TAGS,
         params: IdParams,
         response: { 200: WebhookEndpoint, '4xx': ErrorBody },
@@ -116,6 +120,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'updateWebhookEndpoint',
         summary: 'Update a webhook endpoint (url, events, description, enabled)',
+        description:
+          'Changes only the fields given; `enabled: true` turns an endpoint disabled for failures back on. A new `url` must pass the same checks as on creation.',
         tags: TAGS,
         params: IdParams,
         body: UpdateEndpointBody,
@@ -140,6 +146,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
+        description: 'The endpoint gets no further deliveries; its delivery log stays readable.',
         tags: TAGS,
         params: IdParams,
         response: { 200: DeletedEndpoint, '4xx': ErrorBody },
@@ -211,6 +218,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'retryWebhookDelivery',
         summary: 'Redeliver one event now',
+        description:
+          'Sends a delivery again, whatever became of it: the same `evt_` id and payload, with a fresh retry schedule and a new attempt in its log.',
         tags: TAGS,
         params: DeliveryParams,
         body: NoBody,
@@ -234,6 +243,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'recoverWebhookEvents',
         summary: 'Redeliver every event since a time',
+        description:
+          'Every event since `since` (in the past) that the endpoint subscribes to is delivered again, or for the first time; answers how many.',
         tags: TAGS,
         params: IdParams,
         body: RecoverBody,
@@ -261,6 +272,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       schema: {
         operationId: 'sendWebhookTestEvent',
         summary: 'Send a signed test event to this endpoint',
+        description:
+          'Delivers an imitation of an event of the catalog (`message.received` by default), signed like any other, and answers its delivery.',
         tags: TAGS,
         params: IdParams,
         body: TestEventBody,

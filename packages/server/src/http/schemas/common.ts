@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_STATUS } from '../../domain/errors.ts';
 
 /** `T` or `null`, written as a JSON Schema type array (OpenAPI 3.1 style). */
 export function Nullable<T extends TSchema>(schema: T) {
@@ -22,27 +23,26 @@ export const ErrorBody = Type.Object(
     error: Type.Object({
       type: Type.String({
         description: 'Stable machine-readable error type; branch on this.',
-        enum: [
-          'invalid_request',
-          'unauthorized',
-          'not_found',
-          'idempotency_conflict',
-          'validation_error',
-          'recipient_opted_out',
-          'rate_limited',
-          'internal_error',
-          'service_unavailable',
-        ],
+        // Every type an ApiError can carry, so a new one is documented with its status.
+        enum: Object.keys(ERROR_STATUS),
       }),
       message: Type.String({ description: 'Human-readable; may change.' }),
-      param: Type.Optional(Type.String({ description: 'The field that failed validation.' })),
+      param: Type.Optional(
+        Type.String({ description: 'The field, parameter or header the error is about.' }),
+      ),
     }),
   },
   { title: 'Error' },
 );
 
 /** A path parameter `id`. */
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const IdParams = Type.Object({
+  id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'The id the API gave the resource (msg_…, ct_…, whe_…).',
+  }),
+});
 
 /**
  * The body of a call that takes no fields (`…/rotate_secret`, `…/retry`): it may be

@@ -74,8 +74,18 @@ export function ListOf<T extends ReturnType<typeof Type.Object>>(item: T, title:
 /** Cursor pagination: `limit` (1–100) and `starting_after` (an id from the previous page). */
 export const PageQuery = Type.Object(
   {
-    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$' })),
-    starting_after: Type.Optional(Type.String({ maxLength: 64 })),
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^(100|[1-9][0-9]?)$',
+        description: 'How many items a page holds: 1 to 100 (20 by default).',
+      }),
+    ),
+    starting_after: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: 'The id of the last item of the previous page; this page starts after it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
