@@ -11,6 +11,7 @@ import * as submissionsOnRecipients from './009-submissions-on-recipients.ts';
 import * as roomForHeapOnlyClaims from './010-room-for-heap-only-claims.ts';
 import * as directConversationKey from './011-direct-conversation-key.ts';
 import * as autoReplies from './012-auto-replies.ts';
+import * as eventsInRecoveryOrder from './013-events-in-recovery-order.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-room-for-heap-only-claims': roomForHeapOnlyClaims,
   '011-direct-conversation-key': directConversationKey,
   '012-auto-replies': autoReplies,
+  '013-events-in-recovery-order': eventsInRecoveryOrder,
 };
 
 /** Kysely's migration provider over the list above. */
