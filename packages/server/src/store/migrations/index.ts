@@ -12,6 +12,7 @@ import * as roomForHeapOnlyClaims from './010-room-for-heap-only-claims.ts';
 import * as directConversationKey from './011-direct-conversation-key.ts';
 import * as autoReplies from './012-auto-replies.ts';
 import * as eventsInRecoveryOrder from './013-events-in-recovery-order.ts';
+import * as forgetSecretsInClear from './014-forget-secrets-in-clear.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-direct-conversation-key': directConversationKey,
   '012-auto-replies': autoReplies,
   '013-events-in-recovery-order': eventsInRecoveryOrder,
+  '014-forget-secrets-in-clear': forgetSecretsInClear,
 };
 
 /** Kysely's migration provider over the list above. */
