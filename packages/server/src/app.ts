@@ -13,6 +13,7 @@ import {
   sendFrameworkError,
 } from './http/plugins/errors.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
+import { registerPathIds } from './http/plugins/path-ids.ts';
 import { registerGracefulShutdown } from './http/plugins/shutdown.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { contactRoutes } from './http/routes/contacts.ts';
@@ -55,6 +56,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // registerGracefulShutdown answers requests that arrive while closing.
     return503OnClosing: false,
+    // An id of any length reaches its route and is looked up (404 when it names
+    // nothing); Node's header limit (16 KiB) bounds a URL already.
+    routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER },
   });
   app.decorate('deps', deps);
   // Hooks on every request take a callback, not a promise: a promise per hook per
@@ -66,6 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerGracefulShutdown(app);
   registerApiKeyAuth(app);
+  registerPathIds(app);
   registerContentTypeCheck(app);
   registerIdempotency(app);
   registerOpenApi(app);

@@ -9,7 +9,7 @@ import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
 import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
-import { ErrorBody, IdParams, NoBody } from '../schemas/common.ts';
+import { ErrorBody, IdParams, NoBody, PathId } from '../schemas/common.ts';
 import {
   CreateEndpointBody,
   DeletedEndpoint,
@@ -23,10 +23,7 @@ import {
 } from '../schemas/webhooks.ts';
 
 const TAGS = ['Webhooks'];
-const DeliveryParams = Type.Object({
-  id: Type.String({ maxLength: 64 }),
-  deliveryId: Type.String({ maxLength: 64 }),
-});
+const DeliveryParams = Type.Object({ id: PathId, deliveryId: PathId });
 
 function pageLimit(query: PageQuery): number {
   return query.limit ? Number(query.limit) : 20;

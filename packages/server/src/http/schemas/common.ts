@@ -41,8 +41,14 @@ export const ErrorBody = Type.Object(
   { title: 'Error' },
 );
 
+/**
+ * A resource's id in the path. Any text: an id that names nothing on the account
+ * is `404 not_found`, whatever its length or shape, never a validation error.
+ */
+export const PathId = Type.String({ description: 'The id, as the resource gave it.' });
+
 /** A path parameter `id`. */
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const IdParams = Type.Object({ id: PathId });
 
 /**
  * The body of a call that takes no fields (`…/rotate_secret`, `…/retry`): it may be
