@@ -13,6 +13,7 @@ import {
   sendFrameworkError,
 } from './http/plugins/errors.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
+import { registerMethodNotAllowed } from './http/plugins/method-not-allowed.ts';
 import { registerPathIds } from './http/plugins/path-ids.ts';
 import { registerGracefulShutdown } from './http/plugins/shutdown.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerGracefulShutdown(app);
   registerApiKeyAuth(app);
+  registerMethodNotAllowed(app);
   registerPathIds(app);
   registerContentTypeCheck(app);
   registerIdempotency(app);

@@ -3,6 +3,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_conflict: 409,
   validation_error: 422,
   recipient_opted_out: 422,

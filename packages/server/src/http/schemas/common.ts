@@ -26,6 +26,7 @@ export const ErrorBody = Type.Object(
           'invalid_request',
           'unauthorized',
           'not_found',
+          'method_not_allowed',
           'idempotency_conflict',
           'validation_error',
           'recipient_opted_out',
