@@ -5,6 +5,7 @@ import { registerWebApp } from './http/web-app.ts';
 import { ApiError } from './domain/errors.ts';
 import { randomBase62 } from './lib/ids.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
+import { registerContentEncoding } from './http/plugins/content-encoding.ts';
 import { registerContentTypeCheck } from './http/plugins/content-type.ts';
 import {
   clientErrorHandler,
@@ -74,6 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerMethodNotAllowed(app);
   registerPathIds(app);
   registerContentTypeCheck(app);
+  registerContentEncoding(app);
   registerIdempotency(app);
   registerOpenApi(app);
   app.setNotFoundHandler((request, reply) =>

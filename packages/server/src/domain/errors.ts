@@ -22,16 +22,20 @@ export class ApiError extends Error {
   /** Extra response headers, such as `Retry-After` on `rate_limited`. */
   readonly headers: Record<string, string>;
 
+  /**
+   * `options.status` overrides the type's own where HTTP has a more precise one
+   * (`415` for an `invalid_request` whose Content-Encoding is not accepted).
+   */
   constructor(
     type: ErrorType,
     message: string,
-    options: { param?: string; headers?: Record<string, string> } = {},
+    options: { param?: string; headers?: Record<string, string>; status?: number } = {},
   ) {
     super(message);
     this.name = 'ApiError';
     this.type = type;
     this.param = options.param;
-    this.status = ERROR_STATUS[type];
+    this.status = options.status ?? ERROR_STATUS[type];
     this.headers = options.headers ?? {};
   }
 
