@@ -8,6 +8,7 @@ import { registerAddressRateLimit } from './http/plugins/address-rate-limit.ts';
 import { registerApiKeyAuth } from './http/plugins/auth.ts';
 import { registerBodyDrain } from './http/plugins/body-drain.ts';
 import { boundedServerFactory } from './http/plugins/connection-limits.ts';
+import { registerContentEncoding } from './http/plugins/content-encoding.ts';
 import { registerContentTypeCheck } from './http/plugins/content-type.ts';
 import {
   clientErrorHandler,
@@ -16,6 +17,8 @@ import {
   sendFrameworkError,
 } from './http/plugins/errors.ts';
 import { registerIdempotency } from './http/plugins/idempotency.ts';
+import { registerMethodNotAllowed } from './http/plugins/method-not-allowed.ts';
+import { registerPathIds } from './http/plugins/path-ids.ts';
 import { registerGracefulShutdown } from './http/plugins/shutdown.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { contactRoutes } from './http/routes/contacts.ts';
@@ -59,6 +62,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     // registerGracefulShutdown answers requests that arrive while closing.
     return503OnClosing: false,
+    // An id of any length reaches its route and is looked up (404 when it names
+    // nothing); Node's header limit (16 KiB) bounds a URL already.
+    routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER },
   });
   app.decorate('deps', deps);
   // Hooks on every request take a callback, not a promise: a promise per hook per
@@ -72,7 +78,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerBodyDrain(app);
   registerAddressRateLimit(app);
   registerApiKeyAuth(app);
+  registerMethodNotAllowed(app);
+  registerPathIds(app);
   registerContentTypeCheck(app);
+  registerContentEncoding(app);
   registerIdempotency(app);
   registerOpenApi(app);
   app.setNotFoundHandler((request, reply) =>

@@ -192,6 +192,7 @@ async function serveMcp(config: Config): Promise<void> {
       store,
       changes: localChanges(store, webhookDeps({ clock: systemClock, secrets, config })),
       clock: systemClock,
+      secrets,
       reportError: (error) => logger.error({ err: error }, 'mcp tool failed'),
       // Revocation takes effect on the next call, as it does on the next REST request.
       authorize: async () => {

@@ -8,6 +8,7 @@ import {
   type IdempotentRequest,
 } from './idempotency.ts';
 import {
+  RESULT_CARRIES_SECRET,
   runCommand,
   type CommandContext,
   type CommandInput,
@@ -95,6 +96,7 @@ export function localChanges(store: Store, context: CommandContext): Changes {
         under.statusCode,
         async (tx) => (await runConfirmed(tx, context, name, input, options)) as object,
         context,
+        RESULT_CARRIES_SECRET.has(name),
       ) as never,
   };
 }

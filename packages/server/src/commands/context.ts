@@ -23,6 +23,8 @@ export type UrlVerdict = { ok: true } | { ok: false; reason: string };
 /** What webhook commands need besides time: sealing secrets and checking URLs, both I/O kept outside. */
 export interface WebhookDeps extends CommandDeps {
   seal(secret: string): string;
+  /** Opens what `seal` sealed (a recorded idempotent answer that carries a secret). */
+  open(sealed: string): string;
   newSecret(): string;
   checkUrl(url: string): Promise<UrlVerdict>;
 }

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
 import type { WriteTx } from '../store/write-queue.ts';
-import type { Actor, CommandDeps } from './context.ts';
+import type { Actor, CommandDeps, WebhookDeps } from './context.ts';
 
 // One implementation of the idempotency rule (docs/behaviour.md#idempotency) for every
 // transport: the REST `Idempotency-Key` header and the MCP tools' `idempotencyKey`
@@ -32,6 +32,20 @@ export interface RecordedResponse {
   statusCode: number;
   /** The response body as JSON text. */
   body: string;
+}
+
+/**
+ * What seals a recorded answer at rest and opens it for a replay: the secret box
+ * that seals webhook secrets (lib/secret-box.ts).
+ */
+export type RecordSealing = Pick<WebhookDeps, 'seal' | 'open'>;
+
+/**
+ * Whether a record's text is sealed: the secret box's text (`v1:…`), which no JSON
+ * text begins like. An answer recorded in clear (one with no secret) is JSON.
+ */
+function isSealed(text: string): boolean {
+  return !text.startsWith('{') && !text.startsWith('[');
 }
 
 /** What an idempotent write answered: its own fresh result, or the recorded one of an earlier request. */
@@ -76,7 +90,7 @@ export async function findRecordedResponse(
   actor: Actor,
   request: IdempotentRequest,
   param: string,
-  deps: CommandDeps,
+  deps: CommandDeps & Pick<RecordSealing, 'open'>,
 ): Promise<RecordedResponse | null> {
   const row = await findIdempotencyKey(
     db,
@@ -93,7 +107,8 @@ export async function findRecordedResponse(
       { param },
     );
   }
-  return { statusCode: row.status_code, body: row.response_body };
+  const body = row.response_body;
+  return { statusCode: row.status_code, body: isSealed(body) ? deps.open(body) : body };
 }
 
 /**
@@ -101,6 +116,14 @@ export async function findRecordedResponse(
  * is recorded in the same transaction as the work, so a crash can never leave the
  * work done without its replayable answer; a concurrent request with the same key
  * that lost the race gets the winner's answer instead of doing the work twice.
+ *
+ * The record of an answer that carries a secret (`sealed`: a new endpoint's or
+ * rotation's `whsec_`) is sealed, as the endpoint's own copy of the secret is, and
+ * opened on replay, which returns it as it was (Stripe's replays do too). Only
+ * those: sealing costs a cipher's set-up and a nonce per record (~24 µs of CPU
+ * measured, more than half of a send's store-thread time, docs/architecture.md),
+ * and a send under a key, a hot path, answers nothing the messages table does
+ * not hold in clear anyway.
  */
 export async function writeIdempotently<T extends object>(
   store: Store,
@@ -109,7 +132,8 @@ export async function writeIdempotently<T extends object>(
   param: string,
   statusCode: number,
   unit: (tx: WriteTx) => Promise<T>,
-  deps: CommandDeps,
+  deps: CommandDeps & RecordSealing,
+  sealed: boolean,
 ): Promise<IdempotentOutcome<T>> {
   try {
     const body = await store.write(async (tx) => {
@@ -130,7 +154,7 @@ export async function writeIdempotently<T extends object>(
           key: request.key,
           request_hash: request.requestHash,
           status_code: statusCode,
-          response_body: JSON.stringify(result),
+          response_body: sealed ? deps.seal(JSON.stringify(result)) : JSON.stringify(result),
           created_at: now,
         });
       }

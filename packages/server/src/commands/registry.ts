@@ -132,6 +132,18 @@ export const COMMANDS = {
 
 /** The name of a command of the registry. */
 export type CommandName = keyof typeof COMMANDS;
+
+/**
+ * The commands whose result carries a secret shown only in it (a `whsec_` signing
+ * secret, an API key, a session token): a record of their answer under an
+ * idempotency key is sealed at rest (see writeIdempotently).
+ */
+export const RESULT_CARRIES_SECRET: ReadonlySet<CommandName> = new Set<CommandName>([
+  'createWebhookEndpoint',
+  'rotateWebhookSecret',
+  'createApiKey',
+  'createSession',
+]);
 /** What command `K` is given. */
 export type CommandInput<K extends CommandName> = Parameters<(typeof COMMANDS)[K]>[2];
 /** What command `K` answers. */

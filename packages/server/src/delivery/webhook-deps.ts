@@ -17,6 +17,7 @@ export function webhookDeps(deps: {
   return {
     clock: deps.clock,
     seal: (secret) => deps.secrets.seal(secret),
+    open: (sealed) => deps.secrets.open(sealed),
     newSecret: newWebhookSecret,
     checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: deps.config.webhookAllowPrivate }),
   };

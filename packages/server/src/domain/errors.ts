@@ -3,6 +3,7 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_conflict: 409,
   validation_error: 422,
   recipient_opted_out: 422,
@@ -21,16 +22,20 @@ export class ApiError extends Error {
   /** Extra response headers, such as `Retry-After` on `rate_limited`. */
   readonly headers: Record<string, string>;
 
+  /**
+   * `options.status` overrides the type's own where HTTP has a more precise one
+   * (`415` for an `invalid_request` whose Content-Encoding is not accepted).
+   */
   constructor(
     type: ErrorType,
     message: string,
-    options: { param?: string; headers?: Record<string, string> } = {},
+    options: { param?: string; headers?: Record<string, string>; status?: number } = {},
   ) {
     super(message);
     this.name = 'ApiError';
     this.type = type;
     this.param = options.param;
-    this.status = ERROR_STATUS[type];
+    this.status = options.status ?? ERROR_STATUS[type];
     this.headers = options.headers ?? {};
   }
 

@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type { Clock } from '../lib/clock.ts';
+import type { SecretBox } from '../lib/secret-box.ts';
 import type { Actor } from '../commands/context.ts';
 import type { Changes } from '../commands/changes.ts';
 import { findRecordedResponse, idempotentRequest } from '../commands/idempotency.ts';
@@ -34,11 +35,12 @@ import {
 /** The name and version the server announces to clients. */
 export const SERVER_INFO = { name: 'switchboard', version: '1.0.0' } as const;
 
-/** What the tools need: reads, changes and time. */
+/** What the tools need: reads, changes, time, and the box recorded answers may be sealed with. */
 export interface ToolServerDeps {
   store: ReadStore;
   changes: Changes;
   clock: Clock;
+  secrets: SecretBox;
   /** Receives failures that are not the caller's, to be logged; the agent sees `internal_error`. */
   reportError: ToolErrorReporter;
   /**
@@ -75,7 +77,10 @@ async function sendText(
       ? null
       : idempotentRequest(idempotencyKey, KEY_PARAM, SEND_METHOD, SEND_PATH, input);
   if (request) {
-    const recorded = await findRecordedResponse(deps.store.db, actor, request, KEY_PARAM, deps);
+    const recorded = await findRecordedResponse(deps.store.db, actor, request, KEY_PARAM, {
+      clock: deps.clock,
+      open: (sealed) => deps.secrets.open(sealed),
+    });
     if (recorded) return replayed(recorded.body);
   }
   const outcome = await deps.changes.runIdempotently(

@@ -40,6 +40,7 @@ describe('the secret key of a backup [sqlite]', () => {
           {
             ...deps,
             seal: (plain) => box.seal(plain),
+            open: (sealed) => box.open(sealed),
             newSecret: () => `whsec_${randomBytes(32).toString('base64')}`,
             checkUrl: async () => ({ ok: true }),
           },

@@ -6,57 +6,14 @@ import { createApiKey } from '../../src/commands/create-api-key.ts';
 import { revokeApiKey } from '../../src/commands/revoke-api-key.ts';
 import { randomBase62 } from '../../src/lib/ids.ts';
 import { listEvents } from '../../src/store/repos/events.ts';
-import { openStore, type Store } from '../../src/store/store.ts';
+import { openStore } from '../../src/store/store.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import type { ApiClient, TestResponse } from '../support/http.ts';
 import { rawRequest } from '../support/raw-http.ts';
+import { assertApiError, assertStoresNothing } from '../support/api-errors.ts';
 
 const clock = { now: () => Date.now() };
-
-/**
- * Asserts the one shape every failure has: the status, `{error: {type,
- * message[, param]}}` and nothing else, as JSON, with a request id.
- */
-function assertApiError(
-  res: TestResponse,
-  status: number,
-  type: string,
-  param?: string,
-): asserts res is TestResponse<{ error: { type: string; message: string; param?: string } }> {
-  const context = `${res.status} ${res.text.slice(0, 300)}`;
-  assert.equal(res.status, status, context);
-  assert.match(res.headers.get('content-type') ?? '', /^application\/json/, context);
-  assert.match(res.headers.get('request-id') ?? '', /^req_[0-9A-Za-z]+$/, context);
-  assert.deepEqual(Object.keys(res.body ?? {}), ['error'], context);
-  const error = res.body.error;
-  const keys = Object.keys(error).sort();
-  assert.deepEqual(keys, param === undefined ? ['message', 'type'] : ['message', 'param', 'type']);
-  assert.equal(error.type, type, context);
-  assert.equal(typeof error.message, 'string');
-  assert.ok(error.message.length > 0, 'the message says what went wrong');
-  if (param !== undefined) assert.equal(error.param, param, context);
-}
-
-/** Everything a write could have left behind: contacts, events and idempotency records. */
-async function storedRows(store: Store): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const table of ['contacts', 'events', 'idempotency_keys'] as const) {
-    const row = await store.db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    counts[table] = Number(row.n);
-  }
-  return counts;
-}
-
-/** Runs `fn` and asserts that it stored nothing at all. */
-async function assertStoresNothing(store: Store, fn: () => Promise<void>): Promise<void> {
-  const before = await storedRows(store);
-  await fn();
-  assert.deepEqual(await storedRows(store), before, 'a rejected request stores nothing');
-}
 
 async function contactCreatedCount(
   t: TestApp,
@@ -337,11 +294,6 @@ for (const engine of ENGINES) {
         }
       });
 
-      test('a path segment longer than the router allows is 400 invalid_request with the error body', async () => {
-        const res = await acct.test.get(`/v1/contacts/ct_${'x'.repeat(200)}`);
-        assertApiError(res, 400, 'invalid_request');
-      });
-
       test('request headers too large to parse are 400 invalid_request with the error body', async () => {
         const res = await acct.test.get('/v1/contacts/ct_x', { 'x-padding': 'y'.repeat(20_000) });
         assertApiError(res, 400, 'invalid_request');
@@ -378,7 +330,6 @@ for (const engine of ENGINES) {
       test('an unknown /v1 route with a valid key is 404 not_found', async () => {
         assertApiError(await acct.test.get('/v1/nothing-here'), 404, 'not_found');
         assertApiError(await acct.test.post('/v1/nothing-here', { a: 1 }), 404, 'not_found');
-        assertApiError(await acct.test.request('DELETE', '/v1/contacts'), 404, 'not_found');
       });
 
       test('an unknown route outside /v1 is 404 not_found with the error body', async () => {

@@ -65,4 +65,48 @@ for (const engine of ENGINES) {
       assert.equal(await nextSubmissionDue(db), 60_500);
     });
   });
+
+  describe(`upgrades forget what was kept in clear (${engine})`, () => {
+    let database: TestDatabase;
+    let db: Kysely<DB>;
+
+    before(async () => {
+      database = await createTestDatabase(engine);
+      const { dataDir, databaseUrl } = database.options;
+      db = databaseUrl
+        ? new Kysely<DB>({ dialect: postgresDialect(openPostgresPool(databaseUrl)) })
+        : sqliteKysely<DB>(openSqlite(sqlitePath(dataDir), { durability: 'normal' }));
+    });
+    after(async () => {
+      await db.destroy();
+      await database.drop();
+    });
+
+    test('an idempotency record holding a secret in clear is forgotten by 014; one without is kept', async () => {
+      const migrator = new Migrator({ db, provider: migrationProvider });
+      assert.equal((await migrator.migrateTo('014-events-in-recovery-order')).error, undefined);
+      const record = (key: string, body: object) => ({
+        account_id: 'acct_upgrade',
+        mode: 'test' as const,
+        key,
+        request_hash: 'h',
+        status_code: 201,
+        response_body: JSON.stringify(body),
+        created_at: 100,
+      });
+      await db
+        .insertInto('idempotency_keys')
+        .values([
+          record('endpoint', { id: 'we_1', secret: `whsec_${'A'.repeat(43)}=` }),
+          record('contact', { id: 'ct_1', name: 'said "secret":"x"' }),
+        ])
+        .execute();
+      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      const kept = await db.selectFrom('idempotency_keys').select('key').execute();
+      assert.deepEqual(
+        kept.map((r) => r.key),
+        ['contact'],
+      );
+    });
+  });
 }

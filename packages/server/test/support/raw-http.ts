@@ -10,6 +10,11 @@ export interface RawRequest {
   body?: string | Buffer;
   /** Sent one by one with `Transfer-Encoding: chunked` and no Content-Length. */
   chunks?: Buffer[];
+  /**
+   * With `chunks`: the body is ended only once the answer has arrived, so a server
+   * that waits for the whole body before answering never answers.
+   */
+  holdOpen?: boolean;
 }
 
 /**
@@ -27,6 +32,7 @@ export function rawRequest(baseUrl: string, spec: RawRequest): Promise<TestRespo
     let answered = false;
     const req = httpRequest(url, { method: spec.method, headers, agent: false }, (res) => {
       answered = true;
+      if (spec.holdOpen) req.end();
       const parts: Buffer[] = [];
       res.on('data', (part: Buffer) => parts.push(part));
       res.on('error', reject);
@@ -51,7 +57,7 @@ export function rawRequest(baseUrl: string, spec: RawRequest): Promise<TestRespo
     });
     if (spec.chunks !== undefined) {
       for (const chunk of spec.chunks) req.write(chunk);
-      req.end();
+      if (!spec.holdOpen) req.end();
     } else {
       req.end(spec.body);
     }

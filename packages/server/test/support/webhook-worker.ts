@@ -18,6 +18,7 @@ export function webhookDeps(clock: Clock, secrets: SecretBox): WebhookDeps {
   return {
     clock,
     seal: (secret) => secrets.seal(secret),
+    open: (sealed) => secrets.open(sealed),
     newSecret: newWebhookSecret,
     checkUrl: (url) => checkWebhookUrl(url, { allowPrivate: true }),
   };

@@ -1,12 +1,13 @@
 import { notFound, validationError } from '../../domain/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { engineOf } from '../../store/capabilities.ts';
 import {
   findDelivery,
   insertDeliveries,
-  rearmDeliveries,
+  insertOrRearmDeliveries,
+  rearmDelivery,
 } from '../../store/repos/webhook-deliveries.ts';
 import { findWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
+import { pageOfRecoverableEvents, type RecoveryCursor } from '../../store/repos/events.ts';
 import type { WriteTx } from '../../store/write-queue.ts';
 import type { Actor, CommandDeps, WebhookDeps } from '../context.ts';
 import { pendingDelivery } from '../record-event.ts';
@@ -35,12 +36,13 @@ export async function retryDelivery(
   const now = deps.clock.now();
   // Attempts restart from zero so a manual retry gets the whole schedule again. None
   // re-armed: the retention sweep removed it since it was read (PostgreSQL).
-  if ((await rearmDeliveries(tx.db, { id: deliveryId }, now)) === 0) {
-    throw notFound('delivery', deliveryId);
-  }
+  if (!(await rearmDelivery(tx.db, deliveryId, now))) throw notFound('delivery', deliveryId);
   tx.publish('webhook.pending', null);
   return deliveryId;
 }
+
+/** Events a recovery reads and delivers per round: their deliveries are one insert (11 000 values). */
+const RECOVERY_PAGE = 1000;
 
 /**
  * Recovery, as Svix offers it: every event since `since` that the endpoint
@@ -56,31 +58,31 @@ export async function recoverEvents(
   const endpoint = await requireEndpoint(tx, actor, endpointId);
   const now = deps.clock.now();
   if (since > now) throw validationError('since', 'since must be in the past.');
-  const types = JSON.parse(endpoint.events_json) as string[];
-  const query = tx.db
-    .selectFrom('events')
-    .select(['id'])
-    .where('account_id', '=', actor.accountId)
-    .where('mode', '=', actor.mode)
-    .where('created_at', '>=', since)
-    .where('endpoint_id', 'is', null)
-    .where('type', 'in', types)
-    .orderBy('id');
-  // On PostgreSQL the events are held until the commit: the retention sweep of another
-  // lane or instance skips them, or, holding them first, has removed them when this
-  // read ends, so no delivery is made here for an event it removes
-  // (store/repos/expired-events.ts). SQLite has one writer: nothing runs in between.
-  const events = await (engineOf(tx.db) === 'postgres' ? query.forKeyShare() : query).execute();
-  const ids = events.map((e) => e.id);
-  if (ids.length === 0) return 0;
-  // Existing deliveries are re-armed; events never delivered here get a new one.
-  await rearmDeliveries(tx.db, { endpointId, eventIds: ids }, now);
-  await insertDeliveries(
-    tx.db,
-    ids.map((id) => pendingDelivery(id, endpointId, now)),
-  );
-  tx.publish('webhook.pending', null);
-  return ids.length;
+  const scope = {
+    accountId: actor.accountId,
+    mode: actor.mode,
+    types: JSON.parse(endpoint.events_json) as string[],
+    since,
+  };
+  let count = 0;
+  let after: RecoveryCursor | null = null;
+  // A page at a time, so any number of events is recovered in bounded memory and
+  // statements of bounded size: one listing every id bound SQLite's 32 766 parameters.
+  for (;;) {
+    const page = await pageOfRecoverableEvents(tx.db, scope, after, RECOVERY_PAGE);
+    if (page.length === 0) break;
+    // Existing deliveries are re-armed; events never delivered here get a new one.
+    await insertOrRearmDeliveries(
+      tx.db,
+      page.map((e) => pendingDelivery(e.id, endpointId, now)),
+      now,
+    );
+    count += page.length;
+    if (page.length < RECOVERY_PAGE) break;
+    after = page.at(-1)!;
+  }
+  if (count > 0) tx.publish('webhook.pending', null);
+  return count;
 }
 
 /** Sample `data` for a test event of each type, shaped like the real thing. */

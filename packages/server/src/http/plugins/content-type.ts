@@ -3,7 +3,8 @@ import { ApiError } from '../../domain/errors.ts';
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
-function hasBody(request: FastifyRequest): boolean {
+/** Whether the request sends a body: a non-zero length, or one sent in chunks. */
+export function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return (
     (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined

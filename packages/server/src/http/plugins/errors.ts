@@ -184,21 +184,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
 /**
  * Errors Fastify raises before a request reaches a route (a malformed
- * percent-encoding, a path segment over the router's limit). Fastify would
- * answer them with its own body and no request id; ours is the usual
- * `400 invalid_request`. No hook runs for them, hence the explicit header.
+ * percent-encoding). Fastify would answer them with its own body and no request
+ * id; ours is the usual `400 invalid_request`. No hook runs for them, hence the
+ * explicit header. (The router has no limit of its own on a path segment's length:
+ * see app.ts.)
  */
 export function sendFrameworkError(
-  error: FastifyError,
+  _error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
 ): void {
-  const message =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? 'A path segment of the URL is too long.'
-      : 'The URL is not valid; check its percent-encoding.';
   reply.header('request-id', request.id);
-  sendApiError(reply, new ApiError('invalid_request', message));
+  sendApiError(
+    reply,
+    new ApiError('invalid_request', 'The URL is not valid; check its percent-encoding.'),
+  );
 }
 
 /**

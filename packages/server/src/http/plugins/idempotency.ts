@@ -34,7 +34,9 @@ function replay(reply: FastifyReply, recorded: RecordedResponse): FastifyReply {
  * Runs after validation, so only requests that would run reach it.
  */
 export function registerIdempotency(app: FastifyInstance): void {
-  const { store, clock } = app.deps;
+  const { store, clock, secrets } = app.deps;
+  // Opens a recorded answer that was sealed because it carries a secret (see writeIdempotently).
+  const open = (sealed: string) => secrets.open(sealed);
   app.decorateRequest('idempotency', null);
   /** Replays the recorded answer (true), or readies the request to record its own. */
   const lookUp = async (request: FastifyRequest, reply: FastifyReply, key: unknown) => {
@@ -47,6 +49,7 @@ export function registerIdempotency(app: FastifyInstance): void {
     );
     const recorded = await findRecordedResponse(store.db, request.principal!, idempotency, HEADER, {
       clock,
+      open,
     });
     if (recorded) {
       // Nothing but a read answers a replay: the key must be confirmed here.

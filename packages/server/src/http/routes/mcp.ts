@@ -26,7 +26,7 @@ function methodNotAllowed(_request: FastifyRequest, reply: FastifyReply): Fastif
  * missing or revoked key is the usual `401` with the API's error body.
  */
 export async function mcpRoutes(app: FastifyInstance): Promise<void> {
-  const { store, changes, clock } = app.deps;
+  const { store, changes, clock, secrets } = app.deps;
 
   app.post(
     '/mcp',
@@ -46,6 +46,7 @@ export async function mcpRoutes(app: FastifyInstance): Promise<void> {
             store,
             changes,
             clock,
+            secrets,
             reportError: (error) => request.log.error({ err: error }, 'mcp tool failed'),
           },
           request.raw,

@@ -24,8 +24,8 @@ import {
 
 const TAGS = ['Webhooks'];
 const DeliveryParams = Type.Object({
-  id: Type.String({ maxLength: 64, description: 'The webhook endpoint id (whe_…).' }),
-  deliveryId: Type.String({ maxLength: 64, description: 'The delivery id (whd_…).' }),
+  id: Type.String({ description: 'The webhook endpoint id (whe_…).' }),
+  deliveryId: Type.String({ description: 'The delivery id (whd_…).' }),
 });
 
 function pageLimit(query: PageQuery): number {

@@ -35,13 +35,12 @@ export const ErrorBody = Type.Object(
   { title: 'Error' },
 );
 
-/** A path parameter `id`. */
+/**
+ * A path parameter `id`: any text. An id that names nothing on the account is
+ * `404 not_found`, whatever its length or shape, never a validation error.
+ */
 export const IdParams = Type.Object({
-  id: Type.String({
-    minLength: 1,
-    maxLength: 64,
-    description: 'The id the API gave the resource (msg_…, ct_…, whe_…).',
-  }),
+  id: Type.String({ description: 'The id the API gave the resource (msg_…, ct_…, whe_…).' }),
 });
 
 /**

@@ -12,6 +12,8 @@ import * as roomForHeapOnlyClaims from './010-room-for-heap-only-claims.ts';
 import * as directConversationKey from './011-direct-conversation-key.ts';
 import * as autoReplies from './012-auto-replies.ts';
 import * as retentionIndexes from './013-retention-indexes.ts';
+import * as eventsInRecoveryOrder from './014-events-in-recovery-order.ts';
+import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -31,6 +33,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '011-direct-conversation-key': directConversationKey,
   '012-auto-replies': autoReplies,
   '013-retention-indexes': retentionIndexes,
+  '014-events-in-recovery-order': eventsInRecoveryOrder,
+  '015-forget-secrets-in-clear': forgetSecretsInClear,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -45,6 +45,52 @@ export function findEventsByIds(db: Kysely<DB>, ids: string[]): Promise<EventRow
   return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
 
+/** Which events a recovery re-sends: an account's and mode's of some types, since a time. */
+export interface RecoveryScope {
+  accountId: string;
+  mode: Mode;
+  types: string[];
+  since: number;
+}
+
+/** Where a page of a recovery ends: its last event's time and id. */
+export type RecoveryCursor = Pick<EventRow, 'id' | 'created_at'>;
+
+/**
+ * One page of the events of `scope`, in (created_at, id) order, after `after`
+ * (none: from the start). Test events, sent to one endpoint only, are never
+ * among them. A recovery may span any number of events: it walks them a page
+ * at a time (keyset, on the `events_account_time_id` index) rather than reading
+ * them all, or binding one parameter per event, which SQLite refuses past 32 766.
+ */
+export function pageOfRecoverableEvents(
+  db: Kysely<DB>,
+  scope: RecoveryScope,
+  after: RecoveryCursor | null,
+  limit: number,
+): Promise<RecoveryCursor[]> {
+  const page = db
+    .selectFrom('events')
+    .select(['id', 'created_at'])
+    .where('account_id', '=', scope.accountId)
+    .where('mode', '=', scope.mode)
+    .where((eb) =>
+      after
+        ? eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.created_at, after.id))
+        : eb('created_at', '>=', scope.since),
+    )
+    .where('endpoint_id', 'is', null)
+    .where('type', 'in', scope.types)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit);
+  // On PostgreSQL a page's events are held until the commit: the retention sweep of another
+  // lane or instance skips them, or, holding them first, has removed them when this read
+  // ends, so no delivery is made for an event it removes (store/repos/expired-events.ts).
+  // SQLite has one writer: nothing runs in between.
+  return (engineOf(db) === 'postgres' ? page.forKeyShare() : page).execute();
+}
+
 /** Events of an account and mode, oldest first, optionally of one type. */
 export function listEvents(
   db: Kysely<DB>,

@@ -83,32 +83,49 @@ export function findDelivery(db: Kysely<DB>, id: string): Promise<WebhookDeliver
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/**
- * Deliveries sent again from `now`: pending, their attempts counted from zero (the
- * whole schedule again), any lease given up. `where` names one delivery, or an
- * endpoint's deliveries of some events. Returns how many there were.
- */
-export async function rearmDeliveries(
-  db: Kysely<DB>,
-  where: { id: string } | { endpointId: string; eventIds: string[] },
-  now: number,
-): Promise<number> {
-  const update = db.updateTable('webhook_deliveries').set({
+/** What sends a delivery again from `now`: pending, the whole schedule again, any lease given up. */
+function rearmed(now: number) {
+  return {
     status: 'pending',
     attempts: 0,
     next_attempt_at: now,
     locked_until: 0,
     updated_at: now,
-  });
-  if ('id' in where) {
-    return Number((await update.where('id', '=', where.id).executeTakeFirst()).numUpdatedRows);
-  }
-  if (where.eventIds.length === 0) return 0;
-  const result = await update
-    .where('endpoint_id', '=', where.endpointId)
-    .where('event_id', 'in', where.eventIds)
+  } as const;
+}
+
+/**
+ * Sends delivery `id` again from `now`: its attempts counted from zero, any lease given up.
+ * False when it is gone (the retention sweep removed it since it was read).
+ */
+export async function rearmDelivery(db: Kysely<DB>, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set(rearmed(now))
+    .where('id', '=', id)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/**
+ * Creates `rows` (pending deliveries made at `now`), and sends again from `now`
+ * those whose (event, endpoint) pair already has one, as rearmDelivery does: one
+ * statement, each row found by the pair's unique index. (An update of an
+ * endpoint's deliveries `where event_id in (…)` was planned on PostgreSQL as a walk
+ * of all the endpoint's deliveries, once per page of a recovery.)
+ */
+export async function insertOrRearmDeliveries(
+  db: Kysely<DB>,
+  rows: WebhookDeliveryRow[],
+  now: number,
+): Promise<void> {
+  for (let at = 0; at < rows.length; at += DELIVERIES_PER_INSERT) {
+    await db
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(at, at + DELIVERIES_PER_INSERT))
+      .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doUpdateSet(rearmed(now)))
+      .execute();
+  }
 }
 
 /** Every column of `webhook_attempts`, in the order the compiled statements list them. */
