@@ -64,7 +64,15 @@ for (const engine of ENGINES) {
     test('an answer recorded in clear before answers were sealed still replays as it was', async () => {
       const key = `clear-${randomBase62(8)}`;
       const body = { phone: '+14155550199' };
-      const recorded = JSON.stringify({ id: 'ct_recorded_in_clear', object: 'contact' });
+      const recorded = JSON.stringify({
+        id: 'ct_recorded_in_clear',
+        object: 'contact',
+        name: null,
+        phone: '+14155550199',
+        email: null,
+        company: null,
+        createdAt: '2026-01-05T09:00:00.000Z',
+      });
       const { requestHash } = idempotentRequest(
         key,
         'Idempotency-Key',
