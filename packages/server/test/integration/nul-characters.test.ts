@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
-import { snapshotDatabase, tableNames } from '../support/db-snapshot.ts';
+import { snapshotDatabase, snapshotTables, type SnapshotTable } from '../support/db-snapshot.ts';
 import { ENGINES } from '../support/engines.ts';
 
 // The NUL character (U+0000) is text SQLite keeps and PostgreSQL's text refuses; the API
@@ -15,7 +15,7 @@ for (const engine of ENGINES) {
     let acct: TestAccount;
     let from: string;
     let endpoint: string;
-    let tables: string[];
+    let tables: SnapshotTable[];
     before(async () => {
       t = await startTestApp(engine, {
         background: false,
@@ -29,7 +29,7 @@ for (const engine of ENGINES) {
       });
       assert.equal(created.status, 201, created.text);
       endpoint = created.body.id;
-      tables = await tableNames(t.store);
+      tables = await snapshotTables(t.store);
     });
     after(() => t.close());
 
