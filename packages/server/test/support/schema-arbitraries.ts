@@ -23,13 +23,31 @@ function stringFor(schema: Json): fc.Arbitrary<string> {
   const minLength = typeof schema.minLength === 'number' ? schema.minLength : 0;
   switch (schema.format) {
     case 'date-time':
-      return fc
-        .date({
-          min: new Date('2020-01-01T00:00:00Z'),
-          max: new Date('2030-01-01T00:00:00Z'),
-          noInvalidDate: true,
-        })
-        .map((date) => date.toISOString());
+      return fc.oneof(
+        {
+          weight: 3,
+          arbitrary: fc
+            .date({
+              min: new Date('2020-01-01T00:00:00Z'),
+              max: new Date('2030-01-01T00:00:00Z'),
+              noInvalidDate: true,
+            })
+            .map((date) => date.toISOString()),
+        },
+        // Forms a date-time format lets through that are easy to misread.
+        fc.constantFrom(
+          '2016-12-31T23:59:60Z',
+          '2017-01-01T00:59:60+01:00',
+          '2020-01-01T00:00:00+01',
+          '2020-01-01T00:00:00+0130',
+          '2020-01-01 00:00:00z',
+          '2020-01-01\t00:00:00Z',
+          '2020-01-01T00:00:00.123456789Z',
+          '2020-02-29T00:00:00Z',
+          '0000-01-01T00:00:00Z',
+          '9999-12-31T23:59:59Z',
+        ),
+      );
     case 'email':
       return fc.emailAddress().filter((email) => email.length <= maxLength);
     case 'uri':
