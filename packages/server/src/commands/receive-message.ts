@@ -1,6 +1,7 @@
 import { newId } from '../lib/ids.ts';
 import { validationError } from '../domain/errors.ts';
 import { mediaContentType } from '../domain/media.ts';
+import { requireNoNul } from '../domain/text-rules.ts';
 import { checkMediaUrls, requireE164 } from '../domain/message-rules.ts';
 import type { Mode } from '../domain/modes.ts';
 import {
@@ -91,6 +92,7 @@ export async function receiveMessage(
   requireE164(input.to, 'to');
   const mediaUrls = checkMediaUrls(input.mediaUrls);
   const body = input.body ?? '';
+  requireNoNul(body, 'body');
   if (body.trim() === '' && mediaUrls.length === 0) {
     throw validationError('body', 'An inbound text needs a body or mediaUrls.');
   }

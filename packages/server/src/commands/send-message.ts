@@ -1,6 +1,7 @@
 import { newId } from '../lib/ids.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
 import { mediaContentType } from '../domain/media.ts';
+import { requireNoNul } from '../domain/text-rules.ts';
 import {
   MAX_RECIPIENTS,
   checkBody,
@@ -229,6 +230,7 @@ export async function sendMessage(
 ): Promise<MessageView> {
   const mediaUrls = checkMediaUrls(input.mediaUrls);
   const segments = checkBody(input.body, mediaUrls.length > 0);
+  requireNoNul(input.senderName, 'senderName');
   await requireAccountNumber(tx, actor, input.from);
   const now = deps.clock.now();
 

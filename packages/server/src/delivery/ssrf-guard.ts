@@ -221,6 +221,10 @@ export async function checkWebhookUrl(
   } catch {
     return { ok: false, reason: 'url must be an absolute URL' };
   }
+  // Kept as sent, and PostgreSQL's text cannot hold it (domain/text-rules.ts).
+  if (url.includes('\u0000')) {
+    return { ok: false, reason: 'url must not contain the NUL character (U+0000)' };
+  }
   // The URL parser drops surrounding spaces and control characters (code points up to
   // U+0020), and the stored URL would keep them: refused, as a URL that is not one.
   if (url.charCodeAt(0) <= 0x20 || url.charCodeAt(url.length - 1) <= 0x20) {

@@ -2,6 +2,7 @@ import { validationError } from './errors.ts';
 import { MAX_MEDIA_URLS } from './media.ts';
 import { isE164 } from './phone.ts';
 import { segmentCount } from './segments.ts';
+import { requireNoNul } from './text-rules.ts';
 
 /** Longest body, in characters (code points) after trimming. */
 export const MAX_BODY_CHARACTERS = 1600;
@@ -39,6 +40,7 @@ export function checkMediaUrls(mediaUrls: string[] | undefined): string[] {
  * will bill (an MMS is one message).
  */
 export function checkBody(body: string | undefined, hasMedia: boolean): number {
+  requireNoNul(body, 'body');
   const trimmed = (body ?? '').trim();
   if (trimmed.length === 0) {
     if (hasMedia) return 1;

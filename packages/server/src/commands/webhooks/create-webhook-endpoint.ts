@@ -6,7 +6,7 @@ import {
 import { insertWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
 import type { WriteTx } from '../../store/write-queue.ts';
 import type { Actor, WebhookDeps } from '../context.ts';
-import { checkEventTypes } from './endpoint-rules.ts';
+import { checkDescription, checkEventTypes } from './endpoint-rules.ts';
 
 /** Input of `POST /v1/webhook_endpoints`; `url` must already have passed `checkEndpointUrl`. */
 export interface CreateWebhookEndpointInput {
@@ -27,6 +27,7 @@ export async function createWebhookEndpoint(
   deps: WebhookDeps,
 ): Promise<WebhookEndpointView> {
   const events = checkEventTypes(input.events);
+  checkDescription(input.description);
   const now = deps.clock.now();
   const secret = deps.newSecret();
   const row = {

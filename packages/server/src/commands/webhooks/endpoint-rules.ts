@@ -1,4 +1,5 @@
 import { validationError } from '../../domain/errors.ts';
+import { requireNoNul } from '../../domain/text-rules.ts';
 import { EVENT_TYPES } from '../record-event.ts';
 import type { WebhookDeps } from '../context.ts';
 
@@ -23,4 +24,9 @@ export async function checkEndpointUrl(url: string, deps: WebhookDeps): Promise<
   const verdict = await deps.checkUrl(url);
   if (!verdict.ok) throw validationError('url', verdict.reason);
   return url;
+}
+
+/** Checks an endpoint's description, when one is given. */
+export function checkDescription(description: string | null | undefined): void {
+  requireNoNul(description, 'description');
 }

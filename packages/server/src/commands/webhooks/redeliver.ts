@@ -57,6 +57,13 @@ export async function recoverEvents(
 ): Promise<number> {
   const endpoint = await requireEndpoint(tx, actor, endpointId);
   const now = deps.clock.now();
+  // NaN would reach the query: PostgreSQL refuses it as a bigint (a 500), SQLite matches nothing.
+  if (!Number.isFinite(since)) {
+    throw validationError(
+      'since',
+      'since must be an ISO 8601 date and time, such as 2026-01-31T09:30:00Z.',
+    );
+  }
   if (since > now) throw validationError('since', 'since must be in the past.');
   const scope = {
     accountId: actor.accountId,

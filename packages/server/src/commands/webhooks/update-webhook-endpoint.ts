@@ -9,7 +9,7 @@ import {
 } from '../../store/repos/webhook-endpoints.ts';
 import type { WriteTx } from '../../store/write-queue.ts';
 import type { Actor, CommandDeps } from '../context.ts';
-import { checkEventTypes } from './endpoint-rules.ts';
+import { checkDescription, checkEventTypes } from './endpoint-rules.ts';
 
 /** Changes to an endpoint; `url`, when present, must already have passed `checkEndpointUrl`. */
 export interface UpdateWebhookEndpointInput {
@@ -29,6 +29,7 @@ export async function updateWebhookEndpoint(
 ): Promise<WebhookEndpointView> {
   const row = await findWebhookEndpoint(tx.db, actor.accountId, actor.mode, id);
   if (!row) throw notFound('webhook endpoint', id);
+  checkDescription(input.description);
   const now = deps.clock.now();
   const changes: Parameters<typeof writeEndpoint>[2] = { updated_at: now };
   if (input.url !== undefined) changes.url = input.url;

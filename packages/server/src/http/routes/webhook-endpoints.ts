@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
+import { parseDateTime } from '../../domain/date-time.ts';
 import { notFound } from '../../domain/errors.ts';
 import { checkEndpointUrl } from '../../commands/webhooks/endpoint-rules.ts';
 import { checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
@@ -261,7 +262,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
       commitAndReply(request, reply, 202, 'recoverWebhookEvents', {
         actor: principalOf(request),
         endpointId: request.params.id,
-        since: Date.parse(request.body.since),
+        since: parseDateTime(request.body.since),
       }),
   );
 

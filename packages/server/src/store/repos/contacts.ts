@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { ContactsTable, DB, Mode } from '../schema.ts';
+import { namesNothing } from '../text-limits.ts';
 
 export type ContactRow = Selectable<ContactsTable>;
 
@@ -15,6 +16,7 @@ export function findContact(
   mode: Mode,
   id: string,
 ): Promise<ContactRow | undefined> {
+  if (namesNothing(id)) return Promise.resolve(undefined);
   return db
     .selectFrom('contacts')
     .selectAll()

@@ -2,6 +2,7 @@ import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { engineOf } from '../capabilities.ts';
 import { compiled, rowFrom, valuesIn } from '../compiled.ts';
 import type { ConversationParticipantsTable, ConversationsTable, DB, Mode } from '../schema.ts';
+import { namesNothing } from '../text-limits.ts';
 
 export type ConversationRow = Selectable<ConversationsTable>;
 export type ParticipantRow = Selectable<ConversationParticipantsTable>;
@@ -13,6 +14,7 @@ export function findConversation(
   mode: Mode,
   id: string,
 ): Promise<ConversationRow | undefined> {
+  if (namesNothing(id)) return Promise.resolve(undefined);
   return db
     .selectFrom('conversations')
     .selectAll()

@@ -9,6 +9,7 @@ import {
   compiledSql,
 } from '../compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
+import { namesNothing } from '../text-limits.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
@@ -78,6 +79,7 @@ export async function findMessage(
   mode: Mode,
   id: string,
 ): Promise<MessageRow | undefined> {
+  if (namesNothing(id)) return undefined;
   return (await selectMessage(db, accountId, mode, id))[0];
 }
 

@@ -3,6 +3,7 @@ import { engineOf } from '../capabilities.ts';
 import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
 import { withFixedIndexPlans } from '../index-plans.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
+import { comparableCursor, namesNothing } from '../text-limits.ts';
 
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
@@ -80,6 +81,7 @@ returning *`,
 
 /** One delivery. */
 export function findDelivery(db: Kysely<DB>, id: string): Promise<WebhookDeliveryRow | undefined> {
+  if (namesNothing(id)) return Promise.resolve(undefined);
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
@@ -297,7 +299,7 @@ export async function listDeliveriesWithAttempts(
         .selectFrom('webhook_deliveries')
         .selectAll()
         .where('endpoint_id', '=', endpointId);
-      if (startingAfter) page = page.where('id', '<', startingAfter);
+      if (startingAfter) page = page.where('id', '<', comparableCursor(startingAfter));
       return page.orderBy('id', 'desc').limit(limit).as('d');
     })
     .leftJoin('webhook_attempts as a', 'a.delivery_id', 'd.id')

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { compiled } from '../compiled.ts';
 import type { DB, Mode, WebhookEndpointsTable } from '../schema.ts';
 import type { WriteTx } from '../write-queue.ts';
+import { comparableCursor, namesNothing } from '../text-limits.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -20,6 +21,7 @@ export function findWebhookEndpoint(
   mode: Mode,
   id: string,
 ): Promise<WebhookEndpointRow | undefined> {
+  if (namesNothing(id)) return Promise.resolve(undefined);
   return db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -57,7 +59,7 @@ export function listWebhookEndpoints(
     .where('account_id', '=', accountId)
     .where('mode', '=', mode)
     .where('deleted_at', 'is', null);
-  if (startingAfter) q = q.where('id', '>', startingAfter);
+  if (startingAfter) q = q.where('id', '>', comparableCursor(startingAfter));
   return q.orderBy('id', 'asc').limit(limit).execute();
 }
 
