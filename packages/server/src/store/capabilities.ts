@@ -10,16 +10,12 @@ export type Engine = 'sqlite' | 'postgres';
 export interface Capabilities {
   /** `SELECT … FOR UPDATE SKIP LOCKED` lets several workers claim rows concurrently. */
   skipLocked: boolean;
-  /** `LISTEN/NOTIFY` carries wake-ups between processes. */
-  listenNotify: boolean;
-  /** Only one connection may write at a time (one writer, many readers). */
-  singleWriter: boolean;
 }
 
 /** The capabilities of each engine. */
 export const CAPABILITIES: Record<Engine, Capabilities> = {
-  sqlite: { skipLocked: false, listenNotify: false, singleWriter: true },
-  postgres: { skipLocked: true, listenNotify: true, singleWriter: false },
+  sqlite: { skipLocked: false },
+  postgres: { skipLocked: true },
 };
 
 /**
