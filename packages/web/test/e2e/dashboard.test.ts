@@ -200,7 +200,8 @@ describe('the owners’ dashboard', () => {
     await page.getByText('HELP reply saved.').waitFor();
     await assertAccessible(page, 'dashboard: settings');
 
-    const customer = '+14155550152';
+    // Outside the sandbox range (555-0100 to 0199), so it can never be one of the account's lines.
+    const customer = '+14155550052';
     await s.acct.test.post('/v1/sandbox/inbound', { from: customer, to: line, body: 'HELP' });
     await s.acct.test.post('/v1/sandbox/inbound', { from: customer, to: line, body: 'STOP' });
     const help = await s.t.store.db
@@ -215,9 +216,9 @@ describe('the owners’ dashboard', () => {
     await page.getByRole('link', { name: 'Numbers & opt-outs' }).click();
     await page
       .getByRole('list', { name: 'Opted-out numbers' })
-      .getByText('(415) 555-0152')
+      .getByText('(415) 555-0052')
       .waitFor();
-    const numbers = page.getByRole('list', { name: 'Numbers' });
+    const numbers = page.getByRole('list', { name: 'Numbers', exact: true });
     for (const n of s.acct.testNumbers) {
       await numbers.getByText(`(${n.slice(2, 5)}) ${n.slice(5, 8)}-${n.slice(8)}`).waitFor();
     }
