@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { TestResponse } from './http.ts';
+import { firstResponse } from './raw-http.ts';
 
 /** A request sent exactly as written: the path's bytes as they are, no header added but Content-Length. */
 export interface ExactRequest {
@@ -17,35 +18,15 @@ export interface ExactRequest {
 export function exactRequest(port: number, spec: ExactRequest): Promise<TestResponse> {
   const headers: Record<string, string | number> = { ...spec.headers };
   if (spec.body !== undefined) headers['content-length'] = Buffer.byteLength(spec.body);
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = httpRequest(
-      { host: '127.0.0.1', port, method: spec.method, path: spec.path, headers, agent: false },
-      (res) => {
-        answered = true;
-        const parts: Buffer[] = [];
-        res.on('data', (part: Buffer) => parts.push(part));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8');
-          let body: unknown;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            body = undefined;
-          }
-          const responseHeaders = new Headers();
-          for (const [name, value] of Object.entries(res.headers)) {
-            if (value !== undefined) responseHeaders.set(name, [value].flat().join(', '));
-          }
-          resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body, text });
-        });
-      },
-    );
-    // A server that refuses a body early may reset the connection while we still write.
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    req.end(spec.body);
+  const req = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: spec.method,
+    path: spec.path,
+    headers,
+    agent: false,
   });
+  const answer = firstResponse(req);
+  req.end(spec.body);
+  return answer;
 }

@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type ClientRequest } from 'node:http';
 import type { TestResponse } from './http.ts';
 
 /** A request exactly as written: no header is added and none is guessed. */
@@ -28,11 +28,30 @@ export function rawRequest(baseUrl: string, spec: RawRequest): Promise<TestRespo
   const headers: Record<string, string | number> = { ...spec.headers };
   if (spec.body !== undefined) headers['content-length'] = Buffer.byteLength(spec.body);
   if (spec.chunks !== undefined) headers['transfer-encoding'] = 'chunked';
+  const req = httpRequest(url, { method: spec.method, headers, agent: false });
+  const answer = firstResponse(req, () => {
+    if (spec.holdOpen) req.end();
+  });
+  if (spec.chunks !== undefined) {
+    for (const chunk of spec.chunks) req.write(chunk);
+    if (!spec.holdOpen) req.end();
+  } else {
+    req.end(spec.body);
+  }
+  return answer;
+}
+
+/**
+ * Settles with the first response to `req`, read whole, even when the server answers
+ * before it has read the whole body and then drops the connection. `onAnswer` runs as
+ * the response starts.
+ */
+export function firstResponse(req: ClientRequest, onAnswer?: () => void): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     let answered = false;
-    const req = httpRequest(url, { method: spec.method, headers, agent: false }, (res) => {
+    req.on('response', (res) => {
       answered = true;
-      if (spec.holdOpen) req.end();
+      onAnswer?.();
       const parts: Buffer[] = [];
       res.on('data', (part: Buffer) => parts.push(part));
       res.on('error', reject);
@@ -55,11 +74,5 @@ export function rawRequest(baseUrl: string, spec: RawRequest): Promise<TestRespo
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
-    if (spec.chunks !== undefined) {
-      for (const chunk of spec.chunks) req.write(chunk);
-      if (!spec.holdOpen) req.end();
-    } else {
-      req.end(spec.body);
-    }
   });
 }
