@@ -1,7 +1,4 @@
-import { notFound } from '../domain/errors.ts';
 import type { Mode } from '../domain/modes.ts';
-import { touchApiKey } from '../store/repos/api-keys.ts';
-import { findConversation, markConversationRead } from '../store/repos/conversations.ts';
 import { findDelivery } from '../store/repos/webhook-deliveries.ts';
 import type { UserRow } from '../store/repos/users.ts';
 import type { WriteTx } from '../store/write-queue.ts';
@@ -9,12 +6,14 @@ import type { Actor, WebhookDeps } from './context.ts';
 import { createApiKey } from './create-api-key.ts';
 import { createContact, type CreateContactInput } from './create-contact.ts';
 import { createUser } from './create-user.ts';
+import { markConversationRead } from './mark-conversation-read.ts';
 import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
 import { recordCall, type RecordCallInput } from './record-call.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
 import { sendMessage, type SendMessageInput } from './send-message.ts';
 import { createSession, endSession } from './sessions.ts';
 import { setHelpReply } from './set-help-reply.ts';
+import { touchApiKey } from './touch-api-key.ts';
 import { updateContact, type UpdateContactInput } from './update-contact.ts';
 import {
   createWebhookEndpoint,
@@ -66,18 +65,8 @@ export const COMMANDS = {
     c: CommandContext,
     i: { actor: Actor; id: string; input: UpdateContactInput },
   ) => updateContact(tx, i.actor, i.id, i.input, c),
-  markConversationRead: async (
-    tx: WriteTx,
-    _c: CommandContext,
-    i: { actor: Actor; id: string },
-  ): Promise<{ id: string; unreadCount: 0 }> => {
-    const { accountId, mode } = i.actor;
-    const conversation = await findConversation(tx.db, accountId, mode, i.id);
-    if (!conversation) throw notFound('conversation', i.id);
-    await markConversationRead(tx.db, conversation.id);
-    tx.publish('conversation.read', { accountId, mode, conversationId: conversation.id });
-    return { id: i.id, unreadCount: 0 };
-  },
+  markConversationRead: (tx: WriteTx, _c: CommandContext, i: { actor: Actor; id: string }) =>
+    markConversationRead(tx, i.actor, i.id),
   createWebhookEndpoint: (
     tx: WriteTx,
     c: CommandContext,
@@ -114,10 +103,8 @@ export const COMMANDS = {
     createApiKey(tx, i, c),
   revokeApiKey: (tx: WriteTx, c: CommandContext, i: { keyId: string; accountId?: string }) =>
     revokeApiKey(tx, i, c),
-  touchApiKey: async (tx: WriteTx, _c: CommandContext, i: { keyId: string; at: number }) => {
-    await touchApiKey(tx.db, i.keyId, i.at);
-    return null;
-  },
+  touchApiKey: (tx: WriteTx, _c: CommandContext, i: { keyId: string; at: number }) =>
+    touchApiKey(tx, i.keyId, i.at),
   createUser: (tx: WriteTx, c: CommandContext, i: Parameters<typeof createUser>[1]) =>
     createUser(tx, i, c),
   setHelpReply: (tx: WriteTx, _c: CommandContext, i: { accountId: string; text: string | null }) =>
