@@ -1,10 +1,10 @@
 import type { DeliveryReceipt, ReceiptOutcome } from '../carriers/carrier.ts';
 import {
   findRecipientsLockingMessages,
-  moveRecipients,
   type MessageRow,
   type RecipientRow,
 } from '../store/repos/messages.ts';
+import { moveRecipients } from '../store/repos/recipient-moves.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 import { recordEvents } from './record-event.ts';

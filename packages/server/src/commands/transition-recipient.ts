@@ -12,11 +12,10 @@ import {
 import {
   listRecipients,
   lockMessageById,
-  updateRecipientStatus,
   type MessageRow,
-  type RecipientMove,
   type RecipientRow,
 } from '../store/repos/messages.ts';
+import { updateRecipientStatus, type RecipientMove } from '../store/repos/recipient-moves.ts';
 import type { WriteTx } from '../store/write-queue.ts';
 import { scopeOf, type CommandDeps } from './context.ts';
 import { recordEvent, type PlannedEvent } from './record-event.ts';

@@ -5,13 +5,8 @@ import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
 import { backgroundRound } from '../store/write-queue.ts';
-import {
-  findMessagesByIds,
-  findRecipient,
-  recordCarrierRefs,
-  type CarrierRef,
-  type MessageRow,
-} from '../store/repos/messages.ts';
+import { findMessagesByIds, findRecipient, type MessageRow } from '../store/repos/messages.ts';
+import { recordCarrierRefs, type CarrierRef } from '../store/repos/recipient-moves.ts';
 import {
   claimSubmissions,
   nextSubmissionDue,

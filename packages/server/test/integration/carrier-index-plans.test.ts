@@ -6,9 +6,8 @@ import { sql, type Kysely } from 'kysely';
 import {
   findMessagesByIds,
   findRecipientsLockingMessages,
-  moveRecipients,
-  recordCarrierRefs,
 } from '../../src/store/repos/messages.ts';
+import { moveRecipients, recordCarrierRefs } from '../../src/store/repos/recipient-moves.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';

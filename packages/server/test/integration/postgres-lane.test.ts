@@ -25,7 +25,7 @@ import { sendMessage } from '../../src/commands/send-message.ts';
 import { applyDeliveryReceipts } from '../../src/commands/apply-delivery-receipts.ts';
 import { ApiError } from '../../src/domain/errors.ts';
 import { addOptOut } from '../../src/store/repos/opt-outs.ts';
-import { recordCarrierRefs } from '../../src/store/repos/messages.ts';
+import { recordCarrierRefs } from '../../src/store/repos/recipient-moves.ts';
 import { insertAccount } from '../../src/store/repos/accounts.ts';
 import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-deliveries.ts';
 import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
