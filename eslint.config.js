@@ -64,6 +64,11 @@ const layer = (name, message, { may = [], mayTypes = [], refused = [] }) => {
   ]);
 };
 
+const ENGINE_BRANCH =
+  'No engine-name branch outside store/engine/: ask capabilitiesOf(db) (store/engine/capabilities.ts).';
+/** The parts that speak to the outside: REST, the softphone's API, the tool server, realtime. */
+const TRANSPORTS = ['http', 'app-api', 'mcp', 'realtime'];
+
 const FRAMEWORKS = { group: ['fastify', 'fastify/*', '@fastify/*', 'kysely', 'kysely/*'] };
 const IO_PACKAGES = { group: ['pg', 'pg/*', 'undici', 'undici/*', 'ws', 'pino'] };
 
@@ -127,10 +132,18 @@ export default tseslint.config(
   ),
   layer(
     'commands',
-    'commands/ use domain, store, presenters, lib and the Carrier port (its types); the outer layers call them, never the other way round.',
+    'commands/ use domain, store, presenters, lib, queries and the Carrier port (its types); the outer layers call them, never the other way round.',
+    {
+      may: ['domain', 'store', 'presenters', 'lib', 'queries'],
+      mayTypes: ['carriers'],
+      refused: [{ group: ['fastify', 'fastify/*'] }],
+    },
+  ),
+  layer(
+    'queries',
+    'queries/ read: domain, store, presenters and lib; they change nothing and run no command.',
     {
       may: ['domain', 'store', 'presenters', 'lib'],
-      mayTypes: ['carriers'],
       refused: [{ group: ['fastify', 'fastify/*'] }],
     },
   ),
@@ -148,6 +161,27 @@ export default tseslint.config(
       mayTypes: ['config.ts'],
       refused: [{ group: ['fastify', 'fastify/*'] }],
     },
+  ),
+  {
+    // Engine differences are capabilities named for what they mean; only store/engine/ asks
+    // which engine runs (docs/architecture.md).
+    files: ['packages/server/src/**'],
+    ignores: ['packages/server/src/store/engine/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "ImportSpecifier[imported.name='engineOf']",
+          'BinaryExpression > Literal[value=/^(sqlite|postgres)$/]',
+          'SwitchCase > Literal[value=/^(sqlite|postgres)$/]',
+        ].map((selector) => ({ selector, message: ENGINE_BRANCH })),
+      ],
+    },
+  },
+  restrict(
+    TRANSPORTS.map((part) => `packages/server/src/${part}/**`),
+    'Transports read through queries/ and change through commands/ (Changes): a repository only for its row types.',
+    [{ group: ['**/store/repos/**'], allowTypeImports: true }],
   ),
   restrict(
     ['packages/sdk/src/**'],

@@ -17,12 +17,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { confirmApiKey } from '../src/commands/authenticate-api-key.ts';
 import { presentMessage } from '../src/presenters/message.ts';
-import { sqliteKysely } from '../src/store/dialects/sqlite.ts';
+import { sqliteKysely } from '../src/store/engine/sqlite.ts';
 import { findApiKeyByHash } from '../src/store/repos/api-keys.ts';
 import { storeOneToOneUnlessOptedOut } from '../src/store/repos/outbound-messages.ts';
 import type { DB } from '../src/store/schema.ts';
 import { openStore } from '../src/store/store.ts';
-import type { WriteTx } from '../src/store/write-queue.ts';
+import type { WriteTx } from '../src/store/engine/write-queue.ts';
 import { serveBareSends } from './lib/bare-send-server.ts';
 import { FROM, KEY_HASH, openConversations, sendRows, type Send } from './lib/one-to-one-sends.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
-import { sqliteKysely } from '../src/store/dialects/sqlite.ts';
+import { sqliteKysely } from '../src/store/engine/sqlite.ts';
 import { findApiKeyByHash } from '../src/store/repos/api-keys.ts';
 import { insertMessage, insertRecipients } from '../src/store/repos/messages.ts';
 import { optedOutAmong } from '../src/store/repos/opt-outs.ts';
@@ -22,6 +22,7 @@ import { openStore } from '../src/store/store.ts';
 import { FROM, KEY_HASH, openConversations, peer, sendRows } from './lib/one-to-one-sends.ts';
 import { median } from './lib/summary.ts';
 import { openSqliteReference, referenceId } from './lib/reference-store.ts';
+import { scoped } from '../src/store/scope.ts';
 
 const { values } = parseArgs({
   options: {
@@ -123,7 +124,9 @@ const variants: Variant[] = [
       const { connection, db, rowsOf } = await serviceDatabase(dir);
       return batches(connection, db, async (i) => {
         const { message, recipient } = rowsOf(i);
-        await optedOutAmong(db, message.account_id, message.mode, [recipient.phone]);
+        await optedOutAmong(scoped(db, { accountId: message.account_id, mode: message.mode }), [
+          recipient.phone,
+        ]);
         await insertMessage(db, message);
         await insertRecipients(db, [recipient]);
       });

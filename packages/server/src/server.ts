@@ -4,7 +4,7 @@ import type { Config } from './config.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import type { Logger } from './lib/logger.ts';
 import { createSecretBox, loadSecretKey } from './lib/secret-box.ts';
-import { warnOfUpkeep } from './store/postgres-upkeep.ts';
+import { warnOfUpkeep } from './store/engine/postgres-upkeep.ts';
 import { openReadStore, type ReadStore } from './store/store.ts';
 import { startStoreThread } from './threads/store-thread-client.ts';
 
@@ -54,7 +54,7 @@ export async function startServer(
     await store.close();
   };
   try {
-    if (store.engine === 'postgres') await warnOfUpkeep(store.db, logger);
+    if (store.capabilities.serverUpkeep) await warnOfUpkeep(store.db, logger);
     app = await buildApp({ config, store, changes: thread.changes, logger, clock, secrets });
     await app.listen({ port: config.port, host: config.host });
     // Only a service that listens sends anything: one whose port is taken exits first.

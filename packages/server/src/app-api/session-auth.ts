@@ -4,8 +4,8 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '../domain/errors.ts';
 import { isMode, type Mode } from '../domain/modes.ts';
 import { sha256Hex } from '../lib/secrets.ts';
-import { findSession } from '../store/repos/sessions.ts';
-import { findUser, type UserRow } from '../store/repos/users.ts';
+import { findSignedInUser } from '../queries/signed-in-user.ts';
+import type { UserRow } from '../store/repos/users.ts';
 import type { DB } from '../store/schema.ts';
 
 /** The session cookie: HttpOnly, SameSite=Lax, scoped to the app. */
@@ -35,10 +35,9 @@ export async function sessionFromToken(
 ): Promise<AppSession | null> {
   if (!token) return null;
   const tokenHash = sha256Hex(token);
-  const session = await findSession(db, tokenHash, now);
-  if (!session) return null;
-  const user = await findUser(db, session.user_id);
-  if (!user) return null;
+  const found = await findSignedInUser(db, tokenHash, now);
+  if (!found) return null;
+  const { session, user } = found;
   return { user, accountId: session.account_id, csrfToken: session.csrf_token, tokenHash };
 }
 

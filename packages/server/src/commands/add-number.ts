@@ -5,7 +5,7 @@ import { isE164 } from '../domain/phone.ts';
 import { isSandboxNumber, randomSandboxNumber } from '../domain/sandbox-numbers.ts';
 import { findAccount } from '../store/repos/accounts.ts';
 import { findPhoneNumber, insertPhoneNumber } from '../store/repos/phone-numbers.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 
 /** A number provisioned on an account. */

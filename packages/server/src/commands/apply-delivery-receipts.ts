@@ -5,7 +5,7 @@ import {
   type RecipientRow,
 } from '../store/repos/messages.ts';
 import { moveRecipients } from '../store/repos/recipient-moves.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 import { recordEvents } from './record-event.ts';
 import {

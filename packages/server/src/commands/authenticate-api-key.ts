@@ -5,7 +5,7 @@ import { parseKeyMode } from '../domain/api-keys.ts';
 import type { Mode } from '../domain/modes.ts';
 import { findApiKeyByHash } from '../store/repos/api-keys.ts';
 import type { DB } from '../store/schema.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 
 /** The caller behind a valid API key. */
 export interface ApiKeyPrincipal {

@@ -1,5 +1,5 @@
 import type { Store } from '../store/store.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { confirmApiKey } from './authenticate-api-key.ts';
 import type { Actor } from './context.ts';
 import {

@@ -6,8 +6,9 @@ import {
   upsertParticipants,
   type ConversationRow,
 } from '../store/repos/conversations.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor } from './context.ts';
+import { scoped } from '../store/scope.ts';
 
 /**
  * The direct thread between an account number and another number, created on
@@ -31,13 +32,7 @@ export async function findOrCreateDirectConversation(
   const known = tx.memo.get(memoKey) as ConversationRow | undefined;
   if (known) return known;
   const remember = (row: ConversationRow) => tx.afterCommit(() => tx.memo.set(memoKey, row));
-  const existing = await findDirectConversation(
-    tx.db,
-    actor.accountId,
-    actor.mode,
-    accountPhone,
-    peerPhone,
-  );
+  const existing = await findDirectConversation(scoped(tx.db, actor), accountPhone, peerPhone);
   if (existing) {
     remember(existing);
     return existing;
@@ -54,8 +49,7 @@ export async function findOrCreateDirectConversation(
       created_at: now,
       last_message_at: now,
       unread_count: 0,
-    })) ??
-    (await findDirectConversation(tx.db, actor.accountId, actor.mode, accountPhone, peerPhone));
+    })) ?? (await findDirectConversation(scoped(tx.db, actor), accountPhone, peerPhone));
   if (!conversation) throw new Error('direct conversation vanished after insert');
   remember(conversation);
   return conversation;

@@ -2,7 +2,7 @@ import { newId } from '../lib/ids.ts';
 import { validationError } from '../domain/errors.ts';
 import { SANDBOX_NUMBERS_PER_ACCOUNT } from '../domain/sandbox-numbers.ts';
 import { insertAccount } from '../store/repos/accounts.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 import { provisionSandboxNumber } from './add-number.ts';
 

@@ -5,7 +5,7 @@ import { KEY_RANDOM_LENGTH, keyPrefix } from '../domain/api-keys.ts';
 import type { Mode } from '../domain/modes.ts';
 import { findAccount } from '../store/repos/accounts.ts';
 import { insertApiKey } from '../store/repos/api-keys.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 
 /** A new key. `secret` exists only in this value: the store keeps its hash. */

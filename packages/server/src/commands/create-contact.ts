@@ -2,7 +2,7 @@ import { newId } from '../lib/ids.ts';
 import { checkContactFields, optionalText } from '../domain/contact-rules.ts';
 import { presentContact, type ContactView } from '../presenters/contact.ts';
 import { insertContact } from '../store/repos/contacts.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { recordEvent } from './record-event.ts';
 

@@ -3,7 +3,7 @@ import { ApiError, validationError } from '../domain/errors.ts';
 import { isEmail } from '../domain/contact-rules.ts';
 import { findAccount } from '../store/repos/accounts.ts';
 import { findUserByEmail, insertUser } from '../store/repos/users.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 
 /** A softphone user, without the password hash. */

@@ -1,6 +1,6 @@
 import { sha256Hex } from '../lib/secrets.ts';
 import { ApiError, validationError } from '../domain/errors.ts';
-import { isUniqueViolation } from '../store/capabilities.ts';
+import { isUniqueViolation } from '../store/engine/capabilities.ts';
 import {
   deleteExpiredIdempotencyKey,
   findIdempotencyKey,
@@ -9,8 +9,9 @@ import {
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor, CommandDeps, WebhookDeps } from './context.ts';
+import { scoped } from '../store/scope.ts';
 
 // One implementation of the idempotency rule (docs/behaviour.md#idempotency) for every
 // transport: the REST `Idempotency-Key` header and the MCP tools' `idempotencyKey`
@@ -93,9 +94,7 @@ export async function findRecordedResponse(
   deps: CommandDeps & Pick<RecordSealing, 'open'>,
 ): Promise<RecordedResponse | null> {
   const row = await findIdempotencyKey(
-    db,
-    actor.accountId,
-    actor.mode,
+    scoped(db, actor),
     request.key,
     deps.clock.now() - IDEMPOTENCY_WINDOW_MS,
   );
@@ -142,9 +141,7 @@ export async function writeIdempotently<T extends object>(
       if (request) {
         const now = deps.clock.now();
         await deleteExpiredIdempotencyKey(
-          tx.db,
-          actor.accountId,
-          actor.mode,
+          scoped(tx.db, actor),
           request.key,
           now - IDEMPOTENCY_WINDOW_MS,
         );

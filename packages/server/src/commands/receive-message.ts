@@ -24,11 +24,12 @@ import {
 import { insertMessage } from '../store/repos/messages.ts';
 import { addOptOut, removeOptOut } from '../store/repos/opt-outs.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation } from './conversations.ts';
 import { recordEvent } from './record-event.ts';
 import { sendMessage } from './send-message.ts';
+import { scoped } from '../store/scope.ts';
 
 /** A text arriving from the network for one of an account's numbers. */
 export interface ReceiveMessageInput {
@@ -51,12 +52,7 @@ async function resolveConversation(
   now: number,
 ): Promise<ConversationRow> {
   if (input.conversationId !== undefined) {
-    const conversation = await findConversation(
-      tx.db,
-      actor.accountId,
-      actor.mode,
-      input.conversationId,
-    );
+    const conversation = await findConversation(scoped(tx.db, actor), input.conversationId);
     const members = conversation ? await listParticipants(tx.db, conversation.id, true) : [];
     if (
       !conversation ||
@@ -70,7 +66,7 @@ async function resolveConversation(
   // A reply belongs to the thread it answers: the latest one, direct or group,
   // in which the sender takes part. A first text opens a direct thread.
   return (
-    (await findLatestConversationWith(tx.db, actor.accountId, actor.mode, input.to, input.from)) ??
+    (await findLatestConversationWith(scoped(tx.db, actor), input.to, input.from)) ??
     (await findOrCreateDirectConversation(tx, actor, input.to, input.from, now))
   );
 }
@@ -103,7 +99,7 @@ export async function receiveMessage(
   const actor: Actor = { accountId: number.account_id, mode: input.mode };
   const now = deps.clock.now();
   const conversation = await resolveConversation(tx, actor, input, now);
-  const contact = await findNewestContactByPhone(tx.db, actor.accountId, actor.mode, input.from);
+  const contact = await findNewestContactByPhone(scoped(tx.db, actor), input.from);
   const row = {
     id: newId('msg', now),
     account_id: actor.accountId,
@@ -155,13 +151,13 @@ async function applyKeyword(
     });
     // Carriers require fresh consent: a number that opted out leaves every group
     // and is not silently re-added by a later START.
-    await deactivateInAllGroups(tx.db, actor.accountId, actor.mode, input.from);
+    await deactivateInAllGroups(scoped(tx.db, actor), input.from);
     reply = STOP_CONFIRMATION;
   } else if (keyword === 'start') {
     // START lifts an opt-out (spec 3.2); from a number that never opted out it is an
     // ordinary text ("Yes" to "Shall we book you in?"), and a re-subscription notice
     // in answer would only confuse.
-    if (!(await removeOptOut(tx.db, actor.accountId, actor.mode, input.from))) return;
+    if (!(await removeOptOut(scoped(tx.db, actor), input.from))) return;
     reply = START_CONFIRMATION;
   } else {
     const account = await findAccount(tx.db, actor.accountId);

@@ -5,9 +5,10 @@ import { presentCall, type CallView } from '../presenters/call.ts';
 import { insertCall } from '../store/repos/calls.ts';
 import { findNewestContactByPhone } from '../store/repos/contacts.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { recordEvent } from './record-event.ts';
+import { scoped } from '../store/scope.ts';
 
 /** A call as the telephony side reports it once it has ended. */
 export interface RecordCallInput {
@@ -48,7 +49,7 @@ export async function recordCall(
   }
   const duration = input.outcome === 'missed' ? 0 : (input.duration ?? 0);
   const other = direction === 'inbound' ? input.from : input.to;
-  const contact = await findNewestContactByPhone(tx.db, actor.accountId, actor.mode, other);
+  const contact = await findNewestContactByPhone(scoped(tx.db, actor), other);
   const now = deps.clock.now();
   const row = {
     id: newId('call', now),

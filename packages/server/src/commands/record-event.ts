@@ -1,6 +1,6 @@
 import { newId } from '../lib/ids.ts';
-import type { WriteTx } from '../store/write-queue.ts';
-import { engineOf } from '../store/capabilities.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
+import { capabilitiesOf } from '../store/engine/capabilities.ts';
 import {
   insertEventAndListEndpoints,
   insertEventsAndListEndpoints,
@@ -62,7 +62,7 @@ export interface PlannedEvent {
  */
 export async function recordEvents(tx: WriteTx, planned: readonly PlannedEvent[]): Promise<void> {
   if (planned.length === 0) return;
-  if (planned.length === 1 || engineOf(tx.db) !== 'postgres') {
+  if (planned.length === 1 || !capabilitiesOf(tx.db).roundTrips) {
     for (const e of planned) await recordEvent(tx, e.actor, e.type, e.data, e.at);
     return;
   }

@@ -1,7 +1,6 @@
 import type { Mode } from '../domain/modes.ts';
-import { findDelivery } from '../store/repos/webhook-deliveries.ts';
 import type { UserRow } from '../store/repos/users.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from './context.ts';
 import { createApiKey } from './create-api-key.ts';
 import { createContact, type CreateContactInput } from './create-contact.ts';
@@ -11,7 +10,8 @@ import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
 import { recordCall, type RecordCallInput } from './record-call.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
 import { sendMessage, type SendMessageInput } from './send-message.ts';
-import { createSession, endSession } from './sessions.ts';
+import { createSession } from './create-session.ts';
+import { endSession } from './end-session.ts';
 import { setHelpReply } from './set-help-reply.ts';
 import { touchApiKey } from './touch-api-key.ts';
 import { updateContact, type UpdateContactInput } from './update-contact.ts';
@@ -20,8 +20,9 @@ import {
   type CreateWebhookEndpointInput,
 } from './webhooks/create-webhook-endpoint.ts';
 import { deleteWebhookEndpoint } from './webhooks/delete-webhook-endpoint.ts';
-import { presentDeliveries } from './webhooks/delivery-log.ts';
-import { recoverEvents, retryDelivery, sendTestEvent } from './webhooks/redeliver.ts';
+import { recoverWebhookEvents } from './webhooks/recover-webhook-events.ts';
+import { retryWebhookDelivery } from './webhooks/retry-webhook-delivery.ts';
+import { sendWebhookTestEvent } from './webhooks/send-webhook-test-event.ts';
 import { rotateWebhookSecret } from './webhooks/rotate-webhook-secret.ts';
 import {
   updateWebhookEndpoint,
@@ -34,12 +35,6 @@ import {
  */
 export type CommandContext = WebhookDeps;
 
-/** The presented delivery a redelivery made, as the delivery log shows it. */
-async function presentedDelivery(tx: WriteTx, id: string) {
-  const row = await findDelivery(tx.db, id);
-  return (await presentDeliveries(tx.db, row ? [row] : []))[0]!;
-}
-
 /**
  * Every change the transports can ask for, by name: a command, its input (plain
  * data) and its result (plain data). This is the whole write side as the REST
@@ -51,7 +46,7 @@ export const COMMANDS = {
   // The send is the whole unit (but for an idempotency key's record, which hides sentAll).
   sendMessage: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: SendMessageInput }) =>
     sendMessage(tx, i.actor, i.input, c, { sent: () => tx.sentAll() }),
-  receiveSandboxText: (
+  receiveMessage: (
     tx: WriteTx,
     c: CommandContext,
     i: { input: ReceiveMessageInput; accountId: string },
@@ -81,24 +76,21 @@ export const COMMANDS = {
     deleteWebhookEndpoint(tx, i.actor, i.id, c),
   rotateWebhookSecret: (tx: WriteTx, c: CommandContext, i: { actor: Actor; id: string }) =>
     rotateWebhookSecret(tx, i.actor, i.id, c),
-  retryWebhookDelivery: async (
+  retryWebhookDelivery: (
     tx: WriteTx,
     c: CommandContext,
     i: { actor: Actor; endpointId: string; deliveryId: string },
-  ) => presentedDelivery(tx, await retryDelivery(tx, i.actor, i.endpointId, i.deliveryId, c)),
-  recoverWebhookEvents: async (
+  ) => retryWebhookDelivery(tx, i.actor, i.endpointId, i.deliveryId, c),
+  recoverWebhookEvents: (
     tx: WriteTx,
     c: CommandContext,
     i: { actor: Actor; endpointId: string; since: number },
-  ) => ({
-    object: 'recovery' as const,
-    count: await recoverEvents(tx, i.actor, i.endpointId, i.since, c),
-  }),
-  sendWebhookTestEvent: async (
+  ) => recoverWebhookEvents(tx, i.actor, i.endpointId, i.since, c),
+  sendWebhookTestEvent: (
     tx: WriteTx,
     c: CommandContext,
     i: { actor: Actor; endpointId: string; type: string },
-  ) => presentedDelivery(tx, await sendTestEvent(tx, i.actor, i.endpointId, i.type, c)),
+  ) => sendWebhookTestEvent(tx, i.actor, i.endpointId, i.type, c),
   createApiKey: (tx: WriteTx, c: CommandContext, i: { accountId: string; mode: Mode }) =>
     createApiKey(tx, i, c),
   revokeApiKey: (tx: WriteTx, c: CommandContext, i: { keyId: string; accountId?: string }) =>
@@ -111,10 +103,7 @@ export const COMMANDS = {
     setHelpReply(tx, i.accountId, i.text),
   createSession: (tx: WriteTx, c: CommandContext, i: { user: UserRow }) =>
     createSession(tx, i.user, c),
-  endSession: async (tx: WriteTx, _c: CommandContext, i: { token: string }) => {
-    await endSession(tx, i.token);
-    return null;
-  },
+  endSession: (tx: WriteTx, _c: CommandContext, i: { token: string }) => endSession(tx, i.token),
 } as const;
 
 /** The name of a command of the registry. */

@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors.ts';
 import { findApiKey, revokeApiKey as markRevoked } from '../store/repos/api-keys.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { validKeyFact } from './authenticate-api-key.ts';
 import type { CommandDeps } from './context.ts';
 

@@ -25,9 +25,10 @@ import {
   storeOutboundMessage,
 } from '../store/repos/outbound-messages.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation, createGroupConversation } from './conversations.ts';
+import { scoped } from '../store/scope.ts';
 
 /** Input of `POST /v1/messages` (spec 2.2). */
 export interface SendMessageInput {
@@ -91,12 +92,7 @@ async function continueConversation(
   if (input.to !== undefined) {
     throw validationError('to', 'Omit to when sending with conversationId.');
   }
-  const conversation = await findConversation(
-    tx.db,
-    actor.accountId,
-    actor.mode,
-    input.conversationId!,
-  );
+  const conversation = await findConversation(scoped(tx.db, actor), input.conversationId!);
   if (!conversation) {
     throw validationError('conversationId', `No such conversation: '${input.conversationId}'.`);
   }
@@ -260,7 +256,7 @@ export async function sendMessage(
   // round trip on PostgreSQL (storeOneToOneUnlessOptedOut).
   const checkAsStored = optOutApplies(autoReply) && !isGroup;
   if (optOutApplies(autoReply) && isGroup) {
-    const optedOut = await optedOutAmong(tx.db, actor.accountId, actor.mode, recipients);
+    const optedOut = await optedOutAmong(scoped(tx.db, actor), recipients);
     const verdict = decideGroupSend(recipients, optedOut, autoReply);
     if (verdict.dropped.length > 0) {
       recipients = verdict.receive;

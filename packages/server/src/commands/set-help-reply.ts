@@ -1,5 +1,5 @@
 import { validationError } from '../domain/errors.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 
 /** Longest HELP reply: it must fit a couple of SMS segments. */
 export const MAX_HELP_REPLY = 320;

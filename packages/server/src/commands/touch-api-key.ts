@@ -1,5 +1,5 @@
 import { touchApiKey as touch } from '../store/repos/api-keys.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 
 /** Records when a key was last used (shown on the dashboard). */
 export async function touchApiKey(tx: WriteTx, keyId: string, at: number): Promise<null> {

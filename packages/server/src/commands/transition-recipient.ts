@@ -16,7 +16,7 @@ import {
   type RecipientRow,
 } from '../store/repos/messages.ts';
 import { updateRecipientStatus, type RecipientMove } from '../store/repos/recipient-moves.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type CommandDeps } from './context.ts';
 import { recordEvent, type PlannedEvent } from './record-event.ts';
 

@@ -2,8 +2,9 @@ import { notFound } from '../domain/errors.ts';
 import { checkContactFields, optionalText } from '../domain/contact-rules.ts';
 import { presentContact, type ContactView } from '../presenters/contact.ts';
 import { findContact, updateContact as writeContact } from '../store/repos/contacts.ts';
-import type { WriteTx } from '../store/write-queue.ts';
+import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
+import { scoped } from '../store/scope.ts';
 
 /** Changes to a contact; `null` clears an optional field. */
 export interface UpdateContactInput {
@@ -21,7 +22,7 @@ export async function updateContact(
   input: UpdateContactInput,
   deps: CommandDeps,
 ): Promise<ContactView> {
-  const row = await findContact(tx.db, actor.accountId, actor.mode, id);
+  const row = await findContact(scoped(tx.db, actor), id);
   if (!row) throw notFound('contact', id);
   checkContactFields(input);
   const changes: Parameters<typeof writeContact>[2] = { updated_at: deps.clock.now() };

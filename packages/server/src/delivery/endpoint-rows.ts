@@ -1,4 +1,4 @@
-import { CommittedCache } from '../store/committed-cache.ts';
+import { CommittedCache } from '../store/engine/committed-cache.ts';
 import {
   findWebhookEndpointById,
   WEBHOOK_ENDPOINT_CHANGED,

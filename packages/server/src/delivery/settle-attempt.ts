@@ -16,7 +16,7 @@ import {
   type WebhookEndpointRow,
 } from '../store/repos/webhook-endpoints.ts';
 import type { Store } from '../store/store.ts';
-import type { WriteOptions, WriteTx, WriteUnit } from '../store/write-queue.ts';
+import type { WriteOptions, WriteTx, WriteUnit } from '../store/engine/write-queue.ts';
 import type { PostResult } from './post-webhook.ts';
 
 /**

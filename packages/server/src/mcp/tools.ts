@@ -14,7 +14,7 @@ import type { Actor } from '../commands/context.ts';
 import type { Changes } from '../commands/changes.ts';
 import { findRecordedResponse, idempotentRequest } from '../commands/idempotency.ts';
 import type { SendMessageInput } from '../commands/send-message.ts';
-import { getMessage } from '../commands/get-message.ts';
+import { getMessage } from '../queries/get-message.ts';
 import type { ReadStore } from '../store/store.ts';
 import {
   toolArgumentsError,
@@ -31,6 +31,7 @@ import {
   MessageOutput,
   SendTextInput,
 } from './schemas.ts';
+import { scoped } from '../store/scope.ts';
 
 /** The name and version the server announces to clients. */
 export const SERVER_INFO = { name: 'switchboard', version: '1.0.0' } as const;
@@ -93,7 +94,7 @@ async function sendText(
 
 /** The message as `GET /v1/messages/{id}` shows it; another account's or mode's id is not found. */
 async function messageStatus(actor: Actor, id: string, store: ReadStore): Promise<ToolOutcome> {
-  return { resource: await getMessage(store.db, actor, id) };
+  return { resource: await getMessage(scoped(store.db, actor), id) };
 }
 
 /** A tool: what the model reads of it, and what a call with valid arguments does. */

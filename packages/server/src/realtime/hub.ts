@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isMode, type Mode } from '../domain/modes.ts';
 import { sessionFromToken, SESSION_COOKIE } from '../app-api/session-auth.ts';
-import { SESSION_ENDED } from '../commands/sessions.ts';
+import { SESSION_ENDED } from '../commands/end-session.ts';
 
 /** Signals pushed to every signed-in client of the account and mode they concern. */
 export const PUSHED_SIGNALS = [

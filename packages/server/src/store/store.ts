@@ -5,15 +5,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import { Kysely } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { CAPABILITIES, type Capabilities, type Engine } from './capabilities.ts';
+import { CAPABILITIES, type Capabilities, type Engine } from './engine/capabilities.ts';
 import {
   forgetStatements,
   openSqlite,
   sqliteKysely,
   type SqliteDurability,
-} from './dialects/sqlite.ts';
-import { startCheckpointer, type Checkpointer } from './dialects/sqlite-checkpointer.ts';
-import { walSync } from './dialects/sqlite-wal-sync.ts';
+} from './engine/sqlite.ts';
+import { startCheckpointer, type Checkpointer } from './engine/sqlite-checkpointer.ts';
+import { walSync } from './engine/sqlite-wal-sync.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { DB } from './schema.ts';
 import {
@@ -22,7 +22,7 @@ import {
   type WriteLane,
   type WriteOptions,
   type WriteUnit,
-} from './write-queue.ts';
+} from './engine/write-queue.ts';
 
 /** Where the data lives: a SQLite file under `dataDir`, or a PostgreSQL URL. */
 export interface StoreOptions {
@@ -141,7 +141,7 @@ function openSqliteStore(options: StoreOptions): Opened {
   const writerDb = sqliteKysely<DB>(writer);
   let readerDb: Kysely<DB> | null = null;
   // Prepared statements of a `SELECT *` build their rows for the columns they had when
-  // prepared (dialects/sqlite.ts). When another process changes the schema (a newer CLI
+  // prepared (store/engine/sqlite.ts). When another process changes the schema (a newer CLI
   // migrating the file), they are dropped: checked in each write transaction, where the
   // schema cannot move under it, and whenever another process's commits are noticed.
   let schemaSeen = -1;
@@ -158,7 +158,7 @@ function openSqliteStore(options: StoreOptions): Opened {
   const signals = new EventEmitter();
   const queue = new WriteQueue(async (body, durable) => {
     // The checkpoint thread holds the writer here for a moment to start the log over
-    // (dialects/sqlite-checkpointer.ts).
+    // (store/engine/sqlite-checkpointer.ts).
     const held = checkpointer?.enter();
     if (held) await held;
     // IMMEDIATE takes the write lock up front, so a transaction that reads
@@ -222,9 +222,9 @@ async function openPostgresStore(databaseUrl: string, hearOthers: boolean): Prom
     { alwaysRelay, listenForSignals, newOrigin },
     { postgresLane },
   ] = await Promise.all([
-    import('./dialects/postgres.ts'),
-    import('./dialects/postgres-signal-relay.ts'),
-    import('./dialects/postgres-lane.ts'),
+    import('./engine/postgres.ts'),
+    import('./engine/postgres-signal-relay.ts'),
+    import('./engine/postgres-lane.ts'),
   ]);
   const pool = openPostgresPool(databaseUrl);
   const db = new Kysely<DB>({ dialect: postgresDialect(pool) });
@@ -239,7 +239,7 @@ async function openPostgresStore(databaseUrl: string, hearOthers: boolean): Prom
   // connect retries on its own, and the store's own connections report the database's errors.
   await Promise.race([relay.listening, sleep(LISTEN_WAIT_MS, undefined, { ref: false })]);
   // The lanes, each one transaction at a time on a connection of its own (see
-  // WriteOptions.lane and dialects/postgres-lane.ts). They touch different rows almost
+  // WriteOptions.lane and store/engine/postgres-lane.ts). They touch different rows almost
   // always (new sends, the receipts of earlier ones, the attempts of their webhooks);
   // when they do meet, PostgreSQL's row locks order them, as they do for instances
   // sharing the database.
@@ -317,7 +317,7 @@ export async function openReadStore(
   let calls = 0;
   const foreignChanges = () => ++calls;
   if (options.databaseUrl) {
-    const { openPostgresPool, postgresDialect } = await import('./dialects/postgres.ts');
+    const { openPostgresPool, postgresDialect } = await import('./engine/postgres.ts');
     const db = new Kysely<DB>({ dialect: postgresDialect(openPostgresPool(options.databaseUrl)) });
     return {
       engine: 'postgres',

@@ -84,7 +84,7 @@ export function restoreError(carried: CarriedError): Error {
 /**
  * Most messages per `post`: a burst larger than this leaves in several, so the
  * other thread starts on the first ones while this one is still on the rest (see
- * MAX_BATCH in store/write-queue.ts).
+ * MAX_BATCH in store/engine/write-queue.ts).
  */
 const MAX_BATCH = 16;
 

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import type { Mode } from '../domain/modes.ts';
 import { transitionRecipient } from '../commands/transition-recipient.ts';
-import { backgroundRound } from '../store/write-queue.ts';
+import { backgroundRound } from '../store/engine/write-queue.ts';
 import { findMessagesByIds, findRecipient, type MessageRow } from '../store/repos/messages.ts';
 import { recordCarrierRefs, type CarrierRef } from '../store/repos/recipient-moves.ts';
 import {
@@ -128,13 +128,7 @@ export class MessageDispatcher {
     // domain/recipient-policy.ts's (a send queued before a STOP fails as opted_out).
     const { claimed, rows, optedOut } = await this.#store.write(
       async (tx) => {
-        const claimed = await claimSubmissions(
-          tx.db,
-          this.#store.capabilities,
-          now,
-          batch,
-          LEASE_MS,
-        );
+        const claimed = await claimSubmissions(tx.db, now, batch, LEASE_MS);
         const ids = [...new Set(claimed.map((r) => r.message_id))];
         const [rows, optedOut] = await Promise.all([
           findMessagesByIds(tx.db, ids),

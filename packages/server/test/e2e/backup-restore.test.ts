@@ -18,7 +18,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, test } from 'node:test';
 import { Agent, request } from 'undici';
 import { verifyWebhook } from '../../../sdk/src/webhooks/verify.ts';
-import { openSqlite } from '../../src/store/dialects/sqlite.ts';
+import { openSqlite } from '../../src/store/engine/sqlite.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { ApiClient } from '../support/http.ts';
 import {

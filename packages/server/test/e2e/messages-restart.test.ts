@@ -7,6 +7,7 @@ import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engin
 import { ApiClient } from '../support/http.ts';
 import { waitFor } from '../support/messaging.ts';
 import { type ServeProcess, createAccountWithCli, startServe } from '../support/processes.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 /** Long enough to kill the server between the steps, short enough to keep the test quick. */
 const DELAY_MS = 1000;
@@ -104,14 +105,20 @@ for (const engine of ENGINES) {
       assert.equal(stopped.code, 0, second.stderr());
       const store = await openStore(database.options);
       try {
-        const delivered = await listEvents(store.db, account.id, 'test', 'message.delivered');
+        const delivered = await listEvents(
+          scoped(store.db, { accountId: account.id, mode: 'test' }),
+          'message.delivered',
+        );
         const perMessage = new Map<string, number>();
         for (const event of delivered) {
           const id = JSON.parse(event.data).id as string;
           perMessage.set(id, (perMessage.get(id) ?? 0) + 1);
         }
         for (const id of [...early, ...late]) assert.equal(perMessage.get(id), 1, id);
-        const failed = await listEvents(store.db, account.id, 'test', 'message.failed');
+        const failed = await listEvents(
+          scoped(store.db, { accountId: account.id, mode: 'test' }),
+          'message.failed',
+        );
         assert.deepEqual(failed, []);
       } finally {
         await store.close();

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { Engine } from '../../src/store/capabilities.ts';
+import type { Engine } from '../../src/store/engine/capabilities.ts';
 import { ENGINES } from '../support/engines.ts';
 import {
   operationsOf,

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { listEvents } from '../../src/store/repos/events.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 for (const engine of ENGINES) {
   describe(`contacts API [${engine}]`, () => {
@@ -48,7 +49,10 @@ for (const engine of ENGINES) {
 
     test('creating a contact records exactly one contact.created event with the contact as data', async () => {
       const created = await acct.test.post('/v1/contacts', { phone: '+14155550125', name: 'Cy' });
-      const events = await listEvents(t.store.db, acct.accountId, 'test', 'contact.created');
+      const events = await listEvents(
+        scoped(t.store.db, { accountId: acct.accountId, mode: 'test' }),
+        'contact.created',
+      );
       const mine = events.filter((e) => JSON.parse(e.data).id === created.body.id);
       assert.equal(mine.length, 1);
       assert.match(mine[0]!.id, /^evt_/);
@@ -70,12 +74,16 @@ for (const engine of ENGINES) {
         '+0123456789',
         'tel:+14155550123',
       ]) {
-        const before = await listEvents(t.store.db, acct.accountId, 'test');
+        const before = await listEvents(
+          scoped(t.store.db, { accountId: acct.accountId, mode: 'test' }),
+        );
         const res = await acct.test.post('/v1/contacts', { phone });
         assert.equal(res.status, 422, phone);
         assert.equal(res.body.error.type, 'validation_error');
         assert.equal(res.body.error.param, 'phone');
-        const afterEvents = await listEvents(t.store.db, acct.accountId, 'test');
+        const afterEvents = await listEvents(
+          scoped(t.store.db, { accountId: acct.accountId, mode: 'test' }),
+        );
         assert.equal(afterEvents.length, before.length, 'no event for a rejected contact');
       }
     });

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { DIRECT_KEY, findDirectConversation } from '../../src/store/repos/conversations.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 const CONVERSATIONS = 3000;
 const ACCOUNT = 'acct_lookup';
@@ -46,14 +47,26 @@ for (const engine of ENGINES) {
     });
 
     test('a thread is found by its numbers, in its account and mode only', async () => {
-      const found = await findDirectConversation(store.db, ACCOUNT, 'test', FROM, '+14156662500');
+      const found = await findDirectConversation(
+        scoped(store.db, { accountId: ACCOUNT, mode: 'test' }),
+        FROM,
+        '+14156662500',
+      );
       assert.equal(found?.id, 'cv_1500');
       assert.equal(
-        await findDirectConversation(store.db, ACCOUNT, 'live', FROM, '+14156662500'),
+        await findDirectConversation(
+          scoped(store.db, { accountId: ACCOUNT, mode: 'live' }),
+          FROM,
+          '+14156662500',
+        ),
         undefined,
       );
       assert.equal(
-        await findDirectConversation(store.db, 'acct_other', 'test', FROM, '+14156662500'),
+        await findDirectConversation(
+          scoped(store.db, { accountId: 'acct_other', mode: 'test' }),
+          FROM,
+          '+14156662500',
+        ),
         undefined,
       );
     });
@@ -62,7 +75,11 @@ for (const engine of ENGINES) {
       test('PostgreSQL without statistics fetches the one row, not the account’s inbox', async () => {
         const fetched = await store.write(
           async (tx) => {
-            await findDirectConversation(tx.db, ACCOUNT, 'test', FROM, '+14156662500');
+            await findDirectConversation(
+              scoped(tx.db, { accountId: ACCOUNT, mode: 'test' }),
+              FROM,
+              '+14156662500',
+            );
             const { rows } = await sql<{ fetched: string }>`
               select coalesce(idx_tup_fetch, 0) + seq_tup_read as fetched
               from pg_stat_xact_user_tables where relname = 'conversations'`.execute(tx.db);

@@ -13,6 +13,7 @@ import {
 } from '../../src/store/repos/conversations.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 const ACCOUNT = 'acct_open';
 const FROM = '+14155550000';
@@ -48,7 +49,11 @@ for (const engine of ENGINES) {
       const created = await store.write((tx) => createDirectConversation(tx.db, row));
       assert.deepEqual(created, row);
       assert.deepEqual(
-        await findDirectConversation(store.db, ACCOUNT, 'test', FROM, '+14156660001'),
+        await findDirectConversation(
+          scoped(store.db, { accountId: ACCOUNT, mode: 'test' }),
+          FROM,
+          '+14156660001',
+        ),
         row,
       );
       assert.deepEqual(await listParticipants(store.db, 'cv_open_1', true), [
@@ -65,7 +70,13 @@ for (const engine of ENGINES) {
       );
       assert.equal(again, undefined);
       assert.equal(
-        (await findDirectConversation(store.db, ACCOUNT, 'test', FROM, '+14156660002'))?.id,
+        (
+          await findDirectConversation(
+            scoped(store.db, { accountId: ACCOUNT, mode: 'test' }),
+            FROM,
+            '+14156660002',
+          )
+        )?.id,
         'cv_open_2',
       );
       assert.deepEqual(await listParticipants(store.db, 'cv_open_3', true), []);

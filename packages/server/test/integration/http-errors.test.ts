@@ -12,6 +12,7 @@ import { ENGINES } from '../support/engines.ts';
 import type { ApiClient, TestResponse } from '../support/http.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { assertApiError, assertStoresNothing } from '../support/api-errors.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 const clock = { now: () => Date.now() };
 
@@ -20,7 +21,7 @@ async function contactCreatedCount(
   accountId: string,
   mode: 'test' | 'live',
 ): Promise<number> {
-  return (await listEvents(t.store.db, accountId, mode, 'contact.created')).length;
+  return (await listEvents(scoped(t.store.db, { accountId, mode }), 'contact.created')).length;
 }
 
 const CONTACT = JSON.stringify({ phone: '+14155550142', name: 'Grace' });

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import { openSqlite, sqliteKysely } from '../../src/store/dialects/sqlite.ts';
-import { openPostgresPool, postgresDialect } from '../../src/store/dialects/postgres.ts';
+import { openSqlite, sqliteKysely } from '../../src/store/engine/sqlite.ts';
+import { openPostgresPool, postgresDialect } from '../../src/store/engine/postgres.ts';
 import { migrationProvider } from '../../src/store/migrations/index.ts';
-import { CAPABILITIES } from '../../src/store/capabilities.ts';
 import type { DB } from '../../src/store/schema.ts';
 import { listRecipients } from '../../src/store/repos/messages.ts';
 import { claimSubmissions, nextSubmissionDue } from '../../src/store/repos/submissions.ts';
@@ -58,8 +57,8 @@ for (const engine of ENGINES) {
       assert.deepEqual([taken!.run_at, taken!.attempts, taken!.last_error], [null, 0, null]);
       // Due when its lease ends, and then claimed; the one the carrier took never is.
       assert.equal(await nextSubmissionDue(db), 500);
-      assert.deepEqual(await claimSubmissions(db, CAPABILITIES[engine], 499, 10, 60_000), []);
-      assert.deepEqual(await claimSubmissions(db, CAPABILITIES[engine], 500, 10, 60_000), [
+      assert.deepEqual(await claimSubmissions(db, 499, 10, 60_000), []);
+      assert.deepEqual(await claimSubmissions(db, 500, 10, 60_000), [
         { message_id: 'msg_upgrade', phone: '+15550000001', attempts: 3 },
       ]);
       assert.equal(await nextSubmissionDue(db), 60_500);

@@ -5,14 +5,14 @@ import { sql } from 'kysely';
 import { Socket } from 'node:net';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.ts';
-import type { WriteOptions, WriteTx } from '../../src/store/write-queue.ts';
+import type { WriteOptions, WriteTx } from '../../src/store/engine/write-queue.ts';
 import {
   LISTENER_NAME,
   listenForSignals,
   newOrigin,
   NOTIFY_QUERY,
   SIGNAL_CHANNEL,
-} from '../../src/store/dialects/postgres-signal-relay.ts';
+} from '../../src/store/engine/postgres-signal-relay.ts';
 import { pendingDelivery, recordEvents } from '../../src/commands/record-event.ts';
 import {
   applySettlements,

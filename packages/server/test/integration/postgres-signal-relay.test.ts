@@ -11,7 +11,7 @@ import {
   NOTIFY_QUERY,
   notifyPayloads,
   SIGNAL_CHANNEL,
-} from '../../src/store/dialects/postgres-signal-relay.ts';
+} from '../../src/store/engine/postgres-signal-relay.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
 /** Waits, boundedly (5 s), until `done` holds. */

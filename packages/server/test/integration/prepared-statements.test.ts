@@ -6,7 +6,7 @@ import { findRecipientsLockingMessages, listRecipients } from '../../src/store/r
 import { openStore, type Store } from '../../src/store/store.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
-// On PostgreSQL the fixed shapes of store/compiled.ts run as named prepared statements.
+// On PostgreSQL the fixed shapes of store/engine/compiled.ts run as named prepared statements.
 describe('prepared statements (postgres)', { skip: !ENGINES.includes('postgres') }, () => {
   let database: TestDatabase;
   let store: Store;

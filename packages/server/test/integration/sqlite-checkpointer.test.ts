@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqlite } from '../../src/store/dialects/sqlite.ts';
-import { startCheckpointer } from '../../src/store/dialects/sqlite-checkpointer.ts';
+import { openSqlite } from '../../src/store/engine/sqlite.ts';
+import { startCheckpointer } from '../../src/store/engine/sqlite-checkpointer.ts';
 
 describe('SQLite checkpoint thread', () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-checkpoint-'));

@@ -12,7 +12,7 @@ import type { Clock } from '../../src/lib/clock.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { createSecretBox } from '../../src/lib/secret-box.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import type { WriteOptions } from '../../src/store/write-queue.ts';
+import type { WriteOptions } from '../../src/store/engine/write-queue.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import {

@@ -21,6 +21,7 @@ import {
   deliveriesOf,
   waitForDelivery,
 } from '../support/webhooks.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 const INVALID_NUMBER = '+15005550001';
 
@@ -222,7 +223,10 @@ for (const engine of ENGINES) {
       assert.match(event.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.deepEqual(event.data, contact.body);
       // The id is the outbox event's, the key receivers deduplicate on.
-      const stored = await listEvents(t.store.db, a.accountId, 'test', 'contact.created');
+      const stored = await listEvents(
+        scoped(t.store.db, { accountId: a.accountId, mode: 'test' }),
+        'contact.created',
+      );
       const mine = stored.find((e) => JSON.parse(e.data).id === contact.body.id);
       assert.equal(event.id, mine?.id);
 

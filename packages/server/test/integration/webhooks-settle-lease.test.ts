@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { pendingDelivery } from '../../src/commands/record-event.ts';
-import { loadDeliveryLog } from '../../src/commands/webhooks/delivery-log.ts';
+import { deliveryLogPage } from '../../src/queries/delivery-log.ts';
 import {
   applySettlements,
   planSettlement,
@@ -244,7 +244,7 @@ for (const engine of ENGINES) {
           return args.result;
         },
       };
-      const log = await loadDeliveryLog(store.db.withPlugin(settleAfterFirstRead), endpoint.id, 50);
+      const log = await deliveryLogPage(store.db.withPlugin(settleAfterFirstRead), endpoint.id, 50);
       assert.ok(settled);
       const shown = log.data.find((d) => d.id === delivery.id)!;
       assert.deepEqual(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/store.ts';
-import type { WriteTx } from '../../src/store/write-queue.ts';
+import type { WriteTx } from '../../src/store/engine/write-queue.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 
 for (const engine of ENGINES) {

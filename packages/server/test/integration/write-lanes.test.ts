@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openStore, type Store } from '../../src/store/store.ts';
-import type { WriteLane } from '../../src/store/write-queue.ts';
+import type { WriteLane } from '../../src/store/engine/write-queue.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { gate } from '../support/gate.ts';
 

@@ -7,7 +7,7 @@ import { createSecretBox, type SecretBox } from '../../src/lib/secret-box.ts';
 import { randomBytes } from 'node:crypto';
 import { createAccount } from '../../src/commands/create-account.ts';
 import { createApiKey } from '../../src/commands/create-api-key.ts';
-import type { Engine } from '../../src/store/capabilities.ts';
+import type { Engine } from '../../src/store/engine/capabilities.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { startBackground, type Background } from '../../src/workers/background.ts';
 import { localChanges } from '../../src/commands/changes.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { randomBase62 } from '../../src/lib/ids.ts';
-import type { Engine } from '../../src/store/capabilities.ts';
+import type { Engine } from '../../src/store/engine/capabilities.ts';
 import type { StoreOptions } from '../../src/store/store.ts';
 
 /** The PostgreSQL server tests create their databases on (trust auth on this machine). */

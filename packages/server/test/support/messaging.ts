@@ -5,6 +5,7 @@ import type { Mode } from '../../src/domain/modes.ts';
 import { listEvents } from '../../src/store/repos/events.ts';
 import type { DB } from '../../src/store/schema.ts';
 import type { ApiClient } from './http.ts';
+import { scoped } from '../../src/store/scope.ts';
 
 /** Options of a bounded wait: it gives up after `timeoutMs` and never polls more than `timeoutMs / intervalMs + 1` times. */
 export interface WaitOptions {
@@ -83,7 +84,7 @@ export async function eventsOf(
   mode: Mode,
   type?: string,
 ): Promise<ParsedEvent[]> {
-  const rows = await listEvents(db, accountId, mode, type);
+  const rows = await listEvents(scoped(db, { accountId, mode }), type);
   return rows.map((row) => ({
     id: row.id,
     type: row.type,

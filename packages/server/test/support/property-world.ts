@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { addNumber } from '../../src/commands/add-number.ts';
-import type { Engine } from '../../src/store/capabilities.ts';
+import type { Engine } from '../../src/store/engine/capabilities.ts';
 import { startTestApp, type TestAccount, type TestApp } from './app.ts';
 import type { ApiClient } from './http.ts';
 import type { Json, Operation } from './openapi-operations.ts';

@@ -11,7 +11,7 @@ import type { Clock } from '../../src/lib/clock.ts';
 import type { SecretBox } from '../../src/lib/secret-box.ts';
 import type { WebhookEndpointView } from '../../src/presenters/webhook-endpoint.ts';
 import { withWrite, type Store } from '../../src/store/store.ts';
-import type { WriteOptions } from '../../src/store/write-queue.ts';
+import type { WriteOptions } from '../../src/store/engine/write-queue.ts';
 
 /** The commands' webhook dependencies on `clock`, with local receivers allowed. */
 export function webhookDeps(clock: Clock, secrets: SecretBox): WebhookDeps {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
-import { CommittedCache } from '../../src/store/committed-cache.ts';
+import { CommittedCache } from '../../src/store/engine/committed-cache.ts';
 import type { ReadStore } from '../../src/store/store.ts';
 
 const CHANGED = 'row.changed';

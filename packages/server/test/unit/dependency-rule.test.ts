@@ -22,10 +22,13 @@ const DOMAIN = 'domain/ holds pure rules';
 const LIB = 'lib/ (ids, clock, logger, secrets) is used by every layer and imports none';
 const STORE = 'store/ is a port used by commands';
 const PRESENTERS = 'presenters/ turn store rows (their types only)';
-const COMMANDS = 'commands/ use domain, store, presenters, lib and the Carrier port';
+const COMMANDS = 'commands/ use domain, store, presenters, lib, queries and the Carrier port';
+const QUERIES = 'queries/ read: domain, store, presenters and lib';
+const TRANSPORT = 'Transports read through queries/ and change through commands/';
 const CARRIERS = 'carriers/ use domain, store and lib';
 const WORKERS = 'workers/ run carriers, commands and the webhook worker';
 const SDK = 'The SDK stands alone';
+const ENGINE = 'No engine-name branch outside store/engine/';
 const WEB = 'The softphone imports its own code, the SDK package and its libraries';
 
 interface Rule {
@@ -113,6 +116,49 @@ const RULES: Rule[] = [
     says: STORE,
   },
   {
+    name: 'a repository asks what the engine can do (capabilitiesOf), never which it is (engineOf)',
+    file: 'packages/server/src/store/repos/probe.ts',
+    wrong: "import { engineOf } from '../engine/capabilities.ts';\nexport const used = engineOf;\n",
+    right:
+      "import { capabilitiesOf } from '../engine/capabilities.ts';\nexport const used = capabilitiesOf;\n",
+    says: ENGINE,
+  },
+  {
+    name: 'no engine-name branch outside store/engine/, in a command or a worker',
+    file: COMMAND_FILE,
+    wrong: "export const branch = (engine: string) => engine === 'postgres';\n",
+    right: "export const branch = (mode: string) => mode === 'live';\n",
+    says: ENGINE,
+  },
+  {
+    name: 'store/engine/ is where the engine is named',
+    file: 'packages/server/src/store/engine/probe.ts',
+    wrong: uses('../../http/types.ts'),
+    right: "export const branch = (engine: string) => engine === 'postgres';\n",
+    says: STORE,
+  },
+  {
+    name: 'queries/ run no command, only repositories',
+    file: 'packages/server/src/queries/probe.ts',
+    wrong: uses('../commands/send-message.ts'),
+    right: uses('../store/repos/messages.ts'),
+    says: QUERIES,
+  },
+  {
+    name: 'a REST route reads through queries/, never a repository',
+    file: 'packages/server/src/http/routes/probe.ts',
+    wrong: uses('../../store/repos/contacts.ts'),
+    right: uses('../../queries/contacts.ts'),
+    says: TRANSPORT,
+  },
+  {
+    name: 'the tool server reads through queries/, taking a repository only for its row types',
+    file: 'packages/server/src/mcp/probe.ts',
+    wrong: uses('../store/repos/messages.ts'),
+    right: usesType('../store/repos/messages.ts'),
+    says: TRANSPORT,
+  },
+  {
     name: 'presenters/ import nothing of http/, only domain/',
     file: PRESENTER_FILE,
     wrong: uses('../http/types.ts'),
@@ -130,7 +176,7 @@ const RULES: Rule[] = [
     name: 'commands/ import no transport (http/), only the store',
     file: COMMAND_FILE,
     wrong: uses('../../http/types.ts'),
-    right: uses('../../store/write-queue.ts'),
+    right: uses('../../store/engine/write-queue.ts'),
     says: COMMANDS,
   },
   {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { upkeepWarning } from '../../src/store/postgres-upkeep.ts';
+import { upkeepWarning } from '../../src/store/engine/postgres-upkeep.ts';
 
 test('a PostgreSQL server without autovacuum is reported at start, with what to do instead', () => {
   const warning = upkeepWarning({ autovacuum: 'off', trackCounts: 'on' });

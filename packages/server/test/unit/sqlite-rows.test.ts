@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { adaptNodeSqlite } from '../../src/store/dialects/sqlite.ts';
+import { adaptNodeSqlite } from '../../src/store/engine/sqlite.ts';
 import { openStore, sqlitePath } from '../../src/store/store.ts';
 
 function database() {

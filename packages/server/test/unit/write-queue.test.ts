@@ -11,7 +11,7 @@ import {
   type Signal,
   type TransactionRunner,
   type WriteTx,
-} from '../../src/store/write-queue.ts';
+} from '../../src/store/engine/write-queue.ts';
 
 /** A stand-in connection: savepoint statements succeed and do nothing. */
 const fakeDb = { executeQuery: async () => ({ rows: [] }) } as unknown as Kysely<DB>;

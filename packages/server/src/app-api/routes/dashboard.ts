@@ -1,19 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { notFound, validationError } from '../../domain/errors.ts';
+import { validationError } from '../../domain/errors.ts';
 import { hashPassword } from '../../lib/secrets.ts';
 import { MIN_PASSWORD_LENGTH } from '../../commands/create-user.ts';
-import { loadDeliveryLog } from '../../commands/webhooks/delivery-log.ts';
+import { listKeyHints, listNumbers, listOptOutEntries, listTeam } from '../../queries/account.ts';
+import { loadDeliveryLog } from '../../queries/delivery-log.ts';
+import { listWebhookEndpointPage } from '../../queries/webhook-endpoints.ts';
 import { checkEndpointUrl, checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
 import { webhookDeps } from '../../delivery/webhook-deps.ts';
-import { isoTime } from '../../presenters/time.ts';
-import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
-import { listApiKeys } from '../../store/repos/api-keys.ts';
-import { listOptOuts } from '../../store/repos/opt-outs.ts';
-import { listPhoneNumbers } from '../../store/repos/phone-numbers.ts';
-import { listUsers } from '../../store/repos/users.ts';
-import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
 import { modeOf, requireOwner } from '../session-auth.ts';
+import { accountScoped, scoped } from '../../store/scope.ts';
 
 const EndpointBody = Type.Object(
   {
@@ -45,17 +41,7 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/keys', async (request) => {
     const { accountId } = requireOwner(request);
-    const keys = await listApiKeys(store.db, accountId, modeOf(request));
-    return {
-      data: keys.map((k) => ({
-        id: k.id,
-        mode: k.mode,
-        hint: `sk_${k.mode}_…${k.last4}`,
-        createdAt: isoTime(k.created_at),
-        lastUsedAt: k.last_used_at === null ? null : isoTime(k.last_used_at),
-        revokedAt: k.revoked_at === null ? null : isoTime(k.revoked_at),
-      })),
-    };
+    return { data: await listKeyHints(accountScoped(store.db, accountId), modeOf(request)) };
   });
 
   app.post('/keys', async (request, reply) => {
@@ -71,30 +57,18 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/numbers', async (request) => {
     const { accountId } = requireOwner(request);
-    const rows = await listPhoneNumbers(store.db, accountId, modeOf(request));
-    return {
-      data: rows.map((n) => ({ id: n.id, phone: n.phone, createdAt: isoTime(n.created_at) })),
-    };
+    return { data: await listNumbers(scoped(store.db, { accountId, mode: modeOf(request) })) };
   });
 
   app.get('/opt-outs', async (request) => {
     const { accountId } = requireOwner(request);
-    const rows = await listOptOuts(store.db, accountId, modeOf(request));
-    return { data: rows.map((o) => ({ phone: o.phone, optedOutAt: isoTime(o.created_at) })) };
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return { data: await listOptOutEntries(scope) };
   });
 
   app.get('/team', async (request) => {
     const { accountId } = requireOwner(request);
-    const users = await listUsers(store.db, accountId);
-    return {
-      data: users.map((u) => ({
-        id: u.id,
-        email: u.email,
-        name: u.name,
-        role: u.role,
-        createdAt: isoTime(u.created_at),
-      })),
-    };
+    return { data: await listTeam(accountScoped(store.db, accountId)) };
   });
 
   app.post<{ Body: Static<typeof InviteBody> }>(
@@ -132,8 +106,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/webhook-endpoints', async (request) => {
     const { accountId } = requireOwner(request);
-    const rows = await listWebhookEndpoints(store.db, accountId, modeOf(request), 100);
-    return { data: rows.map((r) => presentWebhookEndpoint(r)) };
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return { data: (await listWebhookEndpointPage(scope, 100)).data };
   });
 
   app.post<{ Body: Static<typeof EndpointBody> }>(
@@ -178,14 +152,8 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Params: { id: string } }>('/webhook-endpoints/:id/deliveries', async (request) => {
     const { accountId } = requireOwner(request);
-    const endpoint = await findWebhookEndpoint(
-      store.db,
-      accountId,
-      modeOf(request),
-      request.params.id,
-    );
-    if (!endpoint) throw notFound('webhook endpoint', request.params.id);
-    return loadDeliveryLog(store.db, endpoint.id, 50);
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return loadDeliveryLog(scope, request.params.id, 50);
   });
 
   app.post<{ Params: { id: string; deliveryId: string } }>(

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { loadCallHistory } from '../../commands/inbox-queries.ts';
-import { presentContact } from '../../presenters/contact.ts';
-import { listContacts } from '../../store/repos/contacts.ts';
+import { loadCallHistory } from '../../queries/inbox.ts';
+import { searchDirectory } from '../../queries/contacts.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
+import { scoped } from '../../store/scope.ts';
 
 const Optional = Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()]));
 const ContactBody = Type.Object(
@@ -23,14 +23,8 @@ export async function directoryRoutes(app: FastifyInstance): Promise<void> {
 
   app.get<{ Querystring: { q?: string; mode?: string } }>('/contacts', async (request) => {
     const { accountId } = sessionOf(request);
-    const rows = await listContacts(
-      store.db,
-      accountId,
-      modeOf(request),
-      500,
-      request.query.q?.trim() || undefined,
-    );
-    return { data: rows.map(presentContact) };
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return { data: await searchDirectory(scope, 500, request.query.q?.trim() || undefined) };
   });
 
   app.post<{ Body: Static<typeof ContactBody> }>(
@@ -67,6 +61,6 @@ export async function directoryRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/calls', async (request) => {
     const { accountId } = sessionOf(request);
-    return { data: await loadCallHistory(store.db, accountId, modeOf(request)) };
+    return { data: await loadCallHistory(scoped(store.db, { accountId, mode: modeOf(request) })) };
   });
 }

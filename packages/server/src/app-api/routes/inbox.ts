@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { loadConversation, loadInbox } from '../../commands/inbox-queries.ts';
+import { loadConversation, loadInbox } from '../../queries/inbox.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
+import { scoped } from '../../store/scope.ts';
 
 const ComposeBody = Type.Object(
   {
@@ -20,12 +21,15 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/conversations', async (request) => {
     const { accountId } = sessionOf(request);
-    return { data: await loadInbox(store.db, accountId, modeOf(request)) };
+    return { data: await loadInbox(scoped(store.db, { accountId, mode: modeOf(request) })) };
   });
 
   app.get<{ Params: { id: string } }>('/conversations/:id', async (request) => {
     const { accountId } = sessionOf(request);
-    return loadConversation(store.db, accountId, modeOf(request), request.params.id);
+    return loadConversation(
+      scoped(store.db, { accountId, mode: modeOf(request) }),
+      request.params.id,
+    );
   });
 
   app.post<{ Params: { id: string } }>('/conversations/:id/read', async (request) => {

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../domain/errors.ts';
-import { checkCredentials, SESSION_TTL_MS } from '../../commands/sessions.ts';
-import { findAccount } from '../../store/repos/accounts.ts';
-import { listPhoneNumbers } from '../../store/repos/phone-numbers.ts';
+import { SESSION_TTL_MS } from '../../commands/create-session.ts';
+import { checkCredentials } from '../../queries/credentials.ts';
+import { describeAccount } from '../../queries/account.ts';
 import { LoginThrottle } from '../login-throttle.ts';
 import { SESSION_COOKIE, sessionOf } from '../session-auth.ts';
+import { accountScoped } from '../../store/scope.ts';
 
 const SignInBody = Type.Object(
   { email: Type.String({ maxLength: 320 }), password: Type.String({ maxLength: 1024 }) },
@@ -59,15 +60,11 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/me', async (request) => {
     const { user, accountId, csrfToken } = sessionOf(request);
-    const account = await findAccount(store.db, accountId);
-    const [test, live] = await Promise.all([
-      listPhoneNumbers(store.db, accountId, 'test'),
-      listPhoneNumbers(store.db, accountId, 'live'),
-    ]);
+    const { account, numbers } = await describeAccount(accountScoped(store.db, accountId));
     return {
       user: { id: user.id, email: user.email, name: user.name, role: user.role },
-      account: { id: accountId, name: account?.name ?? '', helpReply: account?.help_reply ?? null },
-      numbers: { test: test.map((n) => n.phone), live: live.map((n) => n.phone) },
+      account,
+      numbers,
       csrfToken,
     };
   });

@@ -8,7 +8,7 @@ import {
   type InFlightCursor,
 } from '../../store/repos/in-flight-recipients.ts';
 import type { Store } from '../../store/store.ts';
-import { backgroundRound } from '../../store/write-queue.ts';
+import { backgroundRound } from '../../store/engine/write-queue.ts';
 import type { Carrier, CarrierHandlers, Submission } from '../carrier.ts';
 import { ReceiptSchedule, type OwedReceipt } from './receipt-schedule.ts';
 

@@ -4,7 +4,7 @@ import {
   type WebhookEndpointView,
 } from '../../presenters/webhook-endpoint.ts';
 import { insertWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
-import type { WriteTx } from '../../store/write-queue.ts';
+import type { WriteTx } from '../../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from '../context.ts';
 import { checkDescription, checkEventTypes } from './endpoint-rules.ts';
 

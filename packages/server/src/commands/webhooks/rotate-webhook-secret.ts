@@ -4,8 +4,9 @@ import {
   type WebhookEndpointView,
 } from '../../presenters/webhook-endpoint.ts';
 import { findWebhookEndpoint, updateWebhookEndpoint } from '../../store/repos/webhook-endpoints.ts';
-import type { WriteTx } from '../../store/write-queue.ts';
+import type { WriteTx } from '../../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from '../context.ts';
+import { scoped } from '../../store/scope.ts';
 
 /** How long the replaced secret keeps signing alongside the new one. */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -21,7 +22,7 @@ export async function rotateWebhookSecret(
   id: string,
   deps: WebhookDeps,
 ): Promise<WebhookEndpointView> {
-  const row = await findWebhookEndpoint(tx.db, actor.accountId, actor.mode, id);
+  const row = await findWebhookEndpoint(scoped(tx.db, actor), id);
   if (!row) throw notFound('webhook endpoint', id);
   const now = deps.clock.now();
   const secret = deps.newSecret();

@@ -7,9 +7,10 @@ import {
   findWebhookEndpoint,
   updateWebhookEndpoint as writeEndpoint,
 } from '../../store/repos/webhook-endpoints.ts';
-import type { WriteTx } from '../../store/write-queue.ts';
+import type { WriteTx } from '../../store/engine/write-queue.ts';
 import type { Actor, CommandDeps } from '../context.ts';
 import { checkDescription, checkEventTypes } from './endpoint-rules.ts';
+import { scoped } from '../../store/scope.ts';
 
 /** Changes to an endpoint; `url`, when present, must already have passed `checkEndpointUrl`. */
 export interface UpdateWebhookEndpointInput {
@@ -27,7 +28,7 @@ export async function updateWebhookEndpoint(
   input: UpdateWebhookEndpointInput,
   deps: CommandDeps,
 ): Promise<WebhookEndpointView> {
-  const row = await findWebhookEndpoint(tx.db, actor.accountId, actor.mode, id);
+  const row = await findWebhookEndpoint(scoped(tx.db, actor), id);
   if (!row) throw notFound('webhook endpoint', id);
   checkDescription(input.description);
   const now = deps.clock.now();

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../../domain/errors.ts';
-import { presentContact } from '../../presenters/contact.ts';
-import { findContact } from '../../store/repos/contacts.ts';
+import { getContact } from '../../queries/contacts.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody, IdParams } from '../schemas/common.ts';
 import { Contact, CreateContactBody } from '../schemas/contacts.ts';
+import { scoped } from '../../store/scope.ts';
 
 /** `POST /v1/contacts` and `GET /v1/contacts/{id}`. */
 export async function contactRoutes(app: FastifyInstance): Promise<void> {
@@ -46,9 +45,7 @@ export async function contactRoutes(app: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const { accountId, mode } = principalOf(request);
-      const row = await findContact(store.db, accountId, mode, request.params.id);
-      if (!row) throw notFound('contact', request.params.id);
-      return presentContact(row);
+      return getContact(scoped(store.db, { accountId, mode }), request.params.id);
     },
   );
 }

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { getMessage } from '../../commands/get-message.ts';
+import { getMessage } from '../../queries/get-message.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody, IdParams } from '../schemas/common.ts';
 import { Message, SendMessageBody } from '../schemas/messages.ts';
+import { scoped } from '../../store/scope.ts';
 
 /** `POST /v1/messages` and `GET /v1/messages/{id}`. */
 export async function messageRoutes(app: FastifyInstance): Promise<void> {
@@ -44,7 +45,7 @@ export async function messageRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (request) => {
-      return getMessage(store.db, principalOf(request), request.params.id);
+      return getMessage(scoped(store.db, principalOf(request)), request.params.id);
     },
   );
 }

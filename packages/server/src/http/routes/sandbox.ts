@@ -32,7 +32,7 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     (request, reply) => {
       requireTestMode(request);
       const { accountId } = principalOf(request);
-      return commitAndReply(request, reply, 201, 'receiveSandboxText', {
+      return commitAndReply(request, reply, 201, 'receiveMessage', {
         input: { ...request.body, mode: 'test' },
         accountId,
       });

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { parseDateTime } from '../../domain/date-time.ts';
-import { notFound } from '../../domain/errors.ts';
 import { checkEndpointUrl } from '../../commands/webhooks/endpoint-rules.ts';
 import { checkEventTypes } from '../../commands/webhooks/endpoint-rules.ts';
 import { webhookDeps } from '../../delivery/webhook-deps.ts';
-import { loadDeliveryLog } from '../../commands/webhooks/delivery-log.ts';
-import { presentWebhookEndpoint } from '../../presenters/webhook-endpoint.ts';
-import { findWebhookEndpoint, listWebhookEndpoints } from '../../store/repos/webhook-endpoints.ts';
+import { loadDeliveryLog } from '../../queries/delivery-log.ts';
+import { getWebhookEndpoint, listWebhookEndpointPage } from '../../queries/webhook-endpoints.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody, IdParams, NoBody } from '../schemas/common.ts';
@@ -22,6 +20,7 @@ import {
   WebhookDelivery,
   WebhookEndpoint,
 } from '../schemas/webhooks.ts';
+import { scoped } from '../../store/scope.ts';
 
 const TAGS = ['Webhooks'];
 const DeliveryParams = Type.Object({
@@ -78,18 +77,8 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
     async (request) => {
       const { accountId, mode } = principalOf(request);
       const limit = pageLimit(request.query);
-      const rows = await listWebhookEndpoints(
-        store.db,
-        accountId,
-        mode,
-        limit + 1,
-        request.query.starting_after,
-      );
-      return {
-        object: 'list',
-        data: rows.slice(0, limit).map((r) => presentWebhookEndpoint(r)),
-        hasMore: rows.length > limit,
-      };
+      const scope = scoped(store.db, { accountId, mode });
+      return listWebhookEndpointPage(scope, limit, request.query.starting_after);
     },
   );
 
@@ -108,9 +97,7 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const { accountId, mode } = principalOf(request);
-      const row = await findWebhookEndpoint(store.db, accountId, mode, request.params.id);
-      if (!row) throw notFound('webhook endpoint', request.params.id);
-      return presentWebhookEndpoint(row);
+      return getWebhookEndpoint(scoped(store.db, { accountId, mode }), request.params.id);
     },
   );
 
@@ -201,11 +188,9 @@ export async function webhookEndpointRoutes(app: FastifyInstance): Promise<void>
     },
     async (request) => {
       const { accountId, mode } = principalOf(request);
-      const endpoint = await findWebhookEndpoint(store.db, accountId, mode, request.params.id);
-      if (!endpoint) throw notFound('webhook endpoint', request.params.id);
       return loadDeliveryLog(
-        store.db,
-        endpoint.id,
+        scoped(store.db, { accountId, mode }),
+        request.params.id,
         pageLimit(request.query),
         request.query.starting_after,
       );

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { engineOf } from '../capabilities.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
 
 /**
  * On PostgreSQL, the pages of webhook deliveries keep 30 % of their room free. A claim
@@ -12,11 +12,11 @@ import { engineOf } from '../capabilities.ts';
  * their fill until rewritten. SQLite has no such setting.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  if (engineOf(db) !== 'postgres') return;
+  if (!capabilitiesOf(db).serverUpkeep) return;
   await sql`alter table webhook_deliveries set (fillfactor = 70)`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  if (engineOf(db) !== 'postgres') return;
+  if (!capabilitiesOf(db).serverUpkeep) return;
   await sql`alter table webhook_deliveries reset (fillfactor)`.execute(db);
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import { compiled } from '../compiled.ts';
+import { compiled } from '../engine/compiled.ts';
 import type { ApiKeysTable, DB, Mode } from '../schema.ts';
+import { ownedByAccount, type AccountScope } from '../scope.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -27,9 +28,9 @@ export function findApiKey(db: Kysely<DB>, id: string): Promise<ApiKeyRow | unde
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Every key of an account, newest first. */
-export function listApiKeys(db: Kysely<DB>, accountId: string, mode?: Mode): Promise<ApiKeyRow[]> {
-  let q = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId);
+/** Every key of an account (of one mode, when given), newest first. */
+export function listApiKeys(scope: AccountScope, mode?: Mode): Promise<ApiKeyRow[]> {
+  let q = scope.db.selectFrom('api_keys').selectAll().where(ownedByAccount(scope.accountId));
   if (mode) q = q.where('mode', '=', mode);
   return q.orderBy('id', 'desc').execute();
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { CallsTable, DB, Mode } from '../schema.ts';
+import type { CallsTable, DB } from '../schema.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type CallRow = Selectable<CallsTable>;
 
@@ -9,17 +10,11 @@ export async function insertCall(db: Kysely<DB>, row: CallRow): Promise<void> {
 }
 
 /** Call history of an account and mode, newest first. */
-export function listCalls(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  limit: number,
-): Promise<CallRow[]> {
-  return db
+export function listCalls(scope: Scope, limit: number): Promise<CallRow[]> {
+  return scope.db
     .selectFrom('calls')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .orderBy('started_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)

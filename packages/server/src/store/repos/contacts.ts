@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ContactsTable, DB, Mode } from '../schema.ts';
+import type { ContactsTable, DB } from '../schema.ts';
 import { namesNothing } from '../text-limits.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type ContactRow = Selectable<ContactsTable>;
 
@@ -10,34 +11,25 @@ export async function insertContact(db: Kysely<DB>, row: ContactRow): Promise<vo
 }
 
 /** One contact, only within its own account and mode. */
-export function findContact(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  id: string,
-): Promise<ContactRow | undefined> {
+export function findContact(scope: Scope, id: string): Promise<ContactRow | undefined> {
   if (namesNothing(id)) return Promise.resolve(undefined);
-  return db
+  return scope.db
     .selectFrom('contacts')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .executeTakeFirst();
 }
 
 /** Caller ID: the newest contact with this phone (ids are time-ordered). */
 export function findNewestContactByPhone(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   phone: string,
 ): Promise<ContactRow | undefined> {
-  return db
+  return scope.db
     .selectFrom('contacts')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('phone', '=', phone)
     .orderBy('id', 'desc')
     .limit(1)
@@ -54,18 +46,8 @@ export async function updateContact(
 }
 
 /** The directory, newest first, optionally filtered by a name, phone, email or company fragment. */
-export function listContacts(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  limit: number,
-  search?: string,
-): Promise<ContactRow[]> {
-  let q = db
-    .selectFrom('contacts')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode);
+export function listContacts(scope: Scope, limit: number, search?: string): Promise<ContactRow[]> {
+  let q = scope.db.selectFrom('contacts').selectAll().where(ownedBy(scope));
   if (search) {
     // lower() on both sides: SQLite's LIKE and PostgreSQL's differ in case sensitivity.
     const pattern = `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -81,19 +63,13 @@ export function listContacts(
 }
 
 /** Caller ID for many numbers at once: phone → newest contact's name (when it has one). */
-export async function namesByPhone(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  phones: string[],
-): Promise<Map<string, string>> {
+export async function namesByPhone(scope: Scope, phones: string[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
   if (phones.length === 0) return names;
-  const rows = await db
+  const rows = await scope.db
     .selectFrom('contacts')
     .select(['phone', 'name'])
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('phone', 'in', phones)
     .orderBy('id', 'asc')
     .execute();

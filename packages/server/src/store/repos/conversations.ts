@@ -1,26 +1,21 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { compiled, rowFrom, valuesIn } from '../compiled.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
+import { compiled, rowFrom, valuesIn } from '../engine/compiled.ts';
 import type { ConversationParticipantsTable, ConversationsTable, DB, Mode } from '../schema.ts';
 import { namesNothing } from '../text-limits.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type ConversationRow = Selectable<ConversationsTable>;
 export type ParticipantRow = Selectable<ConversationParticipantsTable>;
 
 /** One conversation within its account and mode. */
-export function findConversation(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  id: string,
-): Promise<ConversationRow | undefined> {
+export function findConversation(scope: Scope, id: string): Promise<ConversationRow | undefined> {
   if (namesNothing(id)) return Promise.resolve(undefined);
-  return db
+  return scope.db
     .selectFrom('conversations')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .executeTakeFirst();
 }
 
@@ -42,22 +37,22 @@ export function directKey(
   return `${accountId} ${mode} ${accountPhone} ${peerPhone}`;
 }
 
-// Compiled once: every one-to-one send looks its thread up (see store/compiled.ts).
+// Compiled once: every one-to-one send looks its thread up (see store/engine/compiled.ts).
 const selectDirectConversation = compiled((db: Kysely<DB>, key: string) =>
   db.selectFrom('conversations').selectAll().where(DIRECT_KEY, '=', key),
 );
 
-/** The direct thread between an account number and another number, if it exists. */
+/**
+ * The direct thread between an account number and another number, if it exists. Its key
+ * holds the scope's account and mode, so the index finds only the scope's thread.
+ */
 export async function findDirectConversation(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   accountPhone: string,
   peerPhone: string,
 ): Promise<ConversationRow | undefined> {
-  return (
-    await selectDirectConversation(db, directKey(accountId, mode, accountPhone, peerPhone))
-  )[0];
+  const key = directKey(scope.accountId, scope.mode, accountPhone, peerPhone);
+  return (await selectDirectConversation(scope.db, key))[0];
 }
 
 /**
@@ -140,7 +135,7 @@ export async function createDirectConversation(
   row: ConversationRow,
 ): Promise<ConversationRow | undefined> {
   const values = valuesIn(row, conversationColumns);
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     return (await insertDirectWithParticipantInOneStatement(db, ...values))[0];
   }
   const [created] = await insertDirectIfAbsent(db, ...values);
@@ -216,23 +211,13 @@ export async function deactivateParticipants(
 }
 
 /** Removes a number from every group conversation of an account and mode (it texted STOP). */
-export async function deactivateInAllGroups(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  phone: string,
-): Promise<void> {
-  await db
+export async function deactivateInAllGroups(scope: Scope, phone: string): Promise<void> {
+  await scope.db
     .updateTable('conversation_participants')
     .set({ active: 0 })
     .where('phone', '=', phone)
     .where('conversation_id', 'in', (eb) =>
-      eb
-        .selectFrom('conversations')
-        .select('id')
-        .where('account_id', '=', accountId)
-        .where('mode', '=', mode)
-        .where('kind', '=', 'group'),
+      eb.selectFrom('conversations').select('id').where(ownedBy(scope)).where('kind', '=', 'group'),
     )
     .execute();
 }
@@ -242,13 +227,11 @@ export async function deactivateInAllGroups(
  * most recently active one (direct or group) where that number is an active participant.
  */
 export function findLatestConversationWith(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   accountPhone: string,
   phone: string,
 ): Promise<ConversationRow | undefined> {
-  return db
+  return scope.db
     .selectFrom('conversations')
     .innerJoin(
       'conversation_participants',
@@ -256,8 +239,7 @@ export function findLatestConversationWith(
       'conversations.id',
     )
     .selectAll('conversations')
-    .where('conversations.account_id', '=', accountId)
-    .where('conversations.mode', '=', mode)
+    .where(ownedBy(scope, 'conversations'))
     .where('conversations.account_phone', '=', accountPhone)
     .where('conversation_participants.phone', '=', phone)
     .where('conversation_participants.active', '=', 1)
@@ -269,17 +251,11 @@ export function findLatestConversationWith(
 
 /** The inbox: conversations newest first (by last message), optionally before a time. */
 export function listConversations(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   limit: number,
   before?: number,
 ): Promise<ConversationRow[]> {
-  let q = db
-    .selectFrom('conversations')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode);
+  let q = scope.db.selectFrom('conversations').selectAll().where(ownedBy(scope));
   if (before !== undefined) q = q.where('last_message_at', '<', before);
   return q.orderBy('last_message_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }

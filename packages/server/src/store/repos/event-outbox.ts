@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { compiled, rowFrom, valuesIn } from '../compiled.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
+import { compiled, rowFrom, valuesIn } from '../engine/compiled.ts';
 import type { DB } from '../schema.ts';
 import { EVENT_COLUMNS, insertEvent, type EventRow } from './events.ts';
 import { listEnabledWebhookEndpoints, type WebhookEndpointRow } from './webhook-endpoints.ts';
+import { ownedBy, scoped } from '../scope.ts';
 
 const eventColumns = Object.keys(EVENT_COLUMNS) as (keyof EventRow)[];
 
@@ -18,8 +19,12 @@ const insertEventListingEndpoints = compiled((db: Kysely<DB>, ...values: unknown
     .with('event', (q) => q.insertInto('events').values(rowFrom(eventColumns, values)))
     .selectFrom('webhook_endpoints')
     .select(['id', 'events_json'])
-    .where('account_id', '=', values[eventColumns.length] as string)
-    .where('mode', '=', values[eventColumns.length + 1] as EventRow['mode'])
+    .where(
+      ownedBy({
+        accountId: values[eventColumns.length] as string,
+        mode: values[eventColumns.length + 1] as EventRow['mode'],
+      }),
+    )
     .where('enabled', '=', 1)
     .where('deleted_at', 'is', null),
 );
@@ -33,7 +38,7 @@ export async function insertEventAndListEndpoints(
   db: Kysely<DB>,
   event: EventRow,
 ): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json'>[]> {
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     return (await insertEventListingEndpoints(
       db,
       ...valuesIn(event, eventColumns),
@@ -42,7 +47,7 @@ export async function insertEventAndListEndpoints(
     )) as Pick<WebhookEndpointRow, 'id' | 'events_json'>[];
   }
   await insertEvent(db, event);
-  return listEnabledWebhookEndpoints(db, event.account_id, event.mode);
+  return listEnabledWebhookEndpoints(scoped(db, { accountId: event.account_id, mode: event.mode }));
 }
 
 /**
@@ -59,11 +64,7 @@ export async function insertEventsAndListEndpoints(
     .selectFrom('webhook_endpoints')
     .select(['id', 'events_json', 'account_id', 'mode'])
     .where((eb) =>
-      eb.or(
-        [...scopes.values()].map((e) =>
-          eb.and([eb('account_id', '=', e.account_id), eb('mode', '=', e.mode)]),
-        ),
-      ),
+      eb.or([...scopes.values()].map((e) => ownedBy({ accountId: e.account_id, mode: e.mode }))),
     )
     .where('enabled', '=', 1)
     .where('deleted_at', 'is', null)

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { compiledInsert, compiledSql } from '../compiled.ts';
-import type { DB, EventsTable, Mode } from '../schema.ts';
+import { capabilitiesOf, holdingUntilCommit } from '../engine/capabilities.ts';
+import { compiledInsert, compiledSql } from '../engine/compiled.ts';
+import type { DB, EventsTable } from '../schema.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type EventRow = Selectable<EventsTable>;
 
@@ -16,7 +17,7 @@ export const EVENT_COLUMNS = {
   endpoint_id: true,
 } as const satisfies Record<keyof EventsTable, true>;
 
-// Compiled once: every delivery receipt and inbound message records one (see store/compiled.ts).
+// Compiled once: every delivery receipt and inbound message records one (see store/engine/compiled.ts).
 const insertEventRow = compiledInsert('events', EVENT_COLUMNS);
 
 /** Appends an event to the outbox. Call it inside the transaction of the change it reports. */
@@ -41,14 +42,12 @@ const eventsByIdsOnPostgres = compiledSql(
 /** Several events by id alone, in no particular order (the webhook worker, per claim). */
 export function findEventsByIds(db: Kysely<DB>, ids: string[]): Promise<EventRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  if (engineOf(db) === 'postgres') return eventsByIdsOnPostgres(db, ids);
+  if (capabilitiesOf(db).roundTrips) return eventsByIdsOnPostgres(db, ids);
   return db.selectFrom('events').selectAll().where('id', 'in', ids).execute();
 }
 
-/** Which events a recovery re-sends: an account's and mode's of some types, since a time. */
-export interface RecoveryScope {
-  accountId: string;
-  mode: Mode;
+/** Which of a scope's events a recovery re-sends: those of some types, since a time. */
+export interface Recovery {
   types: string[];
   since: number;
 }
@@ -64,23 +63,22 @@ export type RecoveryCursor = Pick<EventRow, 'id' | 'created_at'>;
  * them all, or binding one parameter per event, which SQLite refuses past 32 766.
  */
 export function pageOfRecoverableEvents(
-  db: Kysely<DB>,
-  scope: RecoveryScope,
+  scope: Scope,
+  recovery: Recovery,
   after: RecoveryCursor | null,
   limit: number,
 ): Promise<RecoveryCursor[]> {
-  const page = db
+  const page = scope.db
     .selectFrom('events')
     .select(['id', 'created_at'])
-    .where('account_id', '=', scope.accountId)
-    .where('mode', '=', scope.mode)
+    .where(ownedBy(scope))
     .where((eb) =>
       after
         ? eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.created_at, after.id))
-        : eb('created_at', '>=', scope.since),
+        : eb('created_at', '>=', recovery.since),
     )
     .where('endpoint_id', 'is', null)
-    .where('type', 'in', scope.types)
+    .where('type', 'in', recovery.types)
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit);
@@ -88,21 +86,12 @@ export function pageOfRecoverableEvents(
   // lane or instance skips them, or, holding them first, has removed them when this read
   // ends, so no delivery is made for an event it removes (store/repos/expired-events.ts).
   // SQLite has one writer: nothing runs in between.
-  return (engineOf(db) === 'postgres' ? page.forKeyShare() : page).execute();
+  return holdingUntilCommit(scope.db, page).execute();
 }
 
 /** Events of an account and mode, oldest first, optionally of one type. */
-export function listEvents(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  type?: string,
-): Promise<EventRow[]> {
-  let q = db
-    .selectFrom('events')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode);
+export function listEvents(scope: Scope, type?: string): Promise<EventRow[]> {
+  let q = scope.db.selectFrom('events').selectAll().where(ownedBy(scope));
   if (type) q = q.where('type', '=', type);
   return q.orderBy('id', 'asc').execute();
 }

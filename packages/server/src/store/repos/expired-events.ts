@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { lowestIdAt } from '../../lib/ids.ts';
-import { engineOf } from '../capabilities.ts';
+import { claiming } from '../engine/capabilities.ts';
 import type { DB } from '../schema.ts';
 
 /** What one batch of the sweep of old events did. */
@@ -31,8 +31,7 @@ export async function deleteEndedEventsBefore(
   after: string,
   limit: number,
 ): Promise<EventSweepBatch> {
-  const postgres = engineOf(db) === 'postgres';
-  let oldest = db
+  const oldest = db
     .selectFrom('events')
     .select('id')
     .where('id', '>', after)
@@ -40,16 +39,14 @@ export async function deleteEndedEventsBefore(
     .where('created_at', '<=', before)
     .orderBy('id')
     .limit(limit);
-  if (postgres) oldest = oldest.forUpdate().skipLocked();
-  const ids = (await oldest.execute()).map((row) => row.id);
+  const ids = (await claiming(db, oldest).execute()).map((row) => row.id);
   if (ids.length === 0) return { examined: 0, last: null, deleted: 0 };
-  let ended = db
+  const ended = db
     .selectFrom('webhook_deliveries')
     .select('id')
     .where('event_id', 'in', ids)
     .where('status', '<>', 'pending');
-  if (postgres) ended = ended.forUpdate().skipLocked();
-  const removable = new Set((await ended.execute()).map((row) => row.id));
+  const removable = new Set((await claiming(db, ended).execute()).map((row) => row.id));
   // Every delivery of these events: one not among those just taken is pending, or
   // held by another transaction, and its event stays.
   const deliveries = await db

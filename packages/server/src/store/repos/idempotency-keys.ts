@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import type { DB, IdempotencyKeysTable, Mode } from '../schema.ts';
+import { claiming } from '../engine/capabilities.ts';
+import type { DB, IdempotencyKeysTable } from '../schema.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type IdempotencyKeyRow = Selectable<IdempotencyKeysTable>;
 
@@ -11,17 +12,14 @@ export async function insertIdempotencyKey(db: Kysely<DB>, row: IdempotencyKeyRo
 
 /** The record for a key, if it is newer than `since`. */
 export function findIdempotencyKey(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   key: string,
   since: number,
 ): Promise<IdempotencyKeyRow | undefined> {
-  return db
+  return scope.db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('key', '=', key)
     .where('created_at', '>', since)
     .executeTakeFirst();
@@ -29,16 +27,13 @@ export function findIdempotencyKey(
 
 /** Forgets an expired record of one key, so the key can be used afresh. */
 export async function deleteExpiredIdempotencyKey(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   key: string,
   before: number,
 ): Promise<void> {
-  await db
+  await scope.db
     .deleteFrom('idempotency_keys')
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('key', '=', key)
     .where('created_at', '<=', before)
     .execute();
@@ -65,11 +60,7 @@ export async function deleteIdempotencyKeysBefore(
           .where('created_at', '<=', before)
           .orderBy('created_at')
           .limit(limit);
-        return (engineOf(db) === 'postgres' ? oldest.forUpdate().skipLocked() : oldest).$asTuple(
-          'account_id',
-          'mode',
-          'key',
-        );
+        return claiming(db, oldest).$asTuple('account_id', 'mode', 'key');
       }),
     )
     .executeTakeFirst();

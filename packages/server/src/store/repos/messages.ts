@@ -1,9 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { withIndexedPlans } from '../index-plans.ts';
-import { compiled, compiledInsert, compiledInsertRows, compiledSql } from '../compiled.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
+import { withIndexedPlans } from '../engine/index-plans.ts';
+import { compiled, compiledInsert, compiledInsertRows, compiledSql } from '../engine/compiled.ts';
 import type { DB, MessageRecipientsTable, MessagesTable, Mode } from '../schema.ts';
 import { namesNothing } from '../text-limits.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type MessageRow = Selectable<MessagesTable>;
 export type RecipientRow = Selectable<MessageRecipientsTable>;
@@ -42,7 +43,7 @@ export const RECIPIENT_COLUMNS = {
   last_error: true,
 } as const satisfies Record<keyof MessageRecipientsTable, true>;
 
-// Compiled once: every send runs these (see store/compiled.ts).
+// Compiled once: every send runs these (see store/engine/compiled.ts).
 const insertMessageRow = compiledInsert('messages', MESSAGE_COLUMNS);
 const insertRecipientRows = compiledInsertRows('message_recipients', RECIPIENT_COLUMNS);
 
@@ -58,26 +59,16 @@ export async function insertRecipients(db: Kysely<DB>, rows: RecipientRow[]): Pr
 
 // Compiled once: `GET /v1/messages/{id}` runs it for every request.
 const selectMessage = compiled((db: Kysely<DB>, accountId: string, mode: Mode, id: string) =>
-  db
-    .selectFrom('messages')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode),
+  db.selectFrom('messages').selectAll().where('id', '=', id).where(ownedBy({ accountId, mode })),
 );
 
 /** One message within its account and mode. */
-export async function findMessage(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  id: string,
-): Promise<MessageRow | undefined> {
+export async function findMessage(scope: Scope, id: string): Promise<MessageRow | undefined> {
   if (namesNothing(id)) return undefined;
-  return (await selectMessage(db, accountId, mode, id))[0];
+  return (await selectMessage(scope.db, scope.accountId, scope.mode, id))[0];
 }
 
-// Compiled once: the carrier side runs these for every receipt (see store/compiled.ts).
+// Compiled once: the carrier side runs these for every receipt (see store/engine/compiled.ts).
 const selectRecipients = compiled((db: Kysely<DB>, messageId: string) =>
   db
     .selectFrom('message_recipients')
@@ -98,7 +89,7 @@ const selectRecipient = compiled((db: Kysely<DB>, messageId: string, phone: stri
  * A SQLite write transaction excludes every other writer until it ends.
  */
 export function writesConcurrently(db: Kysely<DB>): boolean {
-  return engineOf(db) === 'postgres';
+  return capabilitiesOf(db).concurrentWriters;
 }
 
 const selectMessageForUpdate = compiled((db: Kysely<DB>, id: string) => {
@@ -131,7 +122,7 @@ const messagesByIdsOnPostgres = compiledSql(
  */
 export function findMessagesByIds(db: Kysely<DB>, ids: string[]): Promise<MessageRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     return withIndexedPlans(db, () => messagesByIdsOnPostgres(db, ids));
   }
   return db.selectFrom('messages').selectAll().where('id', 'in', ids).execute();

@@ -1,37 +1,32 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { compiled, compiledSql } from '../compiled.ts';
-import { withIndexedPlans } from '../index-plans.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
+import { compiled, compiledSql } from '../engine/compiled.ts';
+import { withIndexedPlans } from '../engine/index-plans.ts';
 import type { DB, Mode, OptOutsTable } from '../schema.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type OptOutRow = Selectable<OptOutsTable>;
 
-// Compiled once: every one-to-one send checks its one recipient (see store/compiled.ts).
+// Compiled once: every one-to-one send checks its one recipient (see store/engine/compiled.ts).
 const selectOptOut = compiled((db: Kysely<DB>, accountId: string, mode: Mode, phone: string) =>
   db
     .selectFrom('opt_outs')
     .select('phone')
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy({ accountId, mode }))
     .where('phone', '=', phone),
 );
 
 /** The opted-out numbers among `phones`. */
-export async function optedOutAmong(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  phones: string[],
-): Promise<Set<string>> {
+export async function optedOutAmong(scope: Scope, phones: string[]): Promise<Set<string>> {
   if (phones.length === 0) return new Set();
   if (phones.length === 1) {
-    return new Set((await selectOptOut(db, accountId, mode, phones[0]!)).map((r) => r.phone));
+    const rows = await selectOptOut(scope.db, scope.accountId, scope.mode, phones[0]!);
+    return new Set(rows.map((r) => r.phone));
   }
-  const rows = await db
+  const rows = await scope.db
     .selectFrom('opt_outs')
     .select('phone')
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('phone', 'in', phones)
     .execute();
   return new Set(rows.map((r) => r.phone));
@@ -47,28 +42,21 @@ export async function addOptOut(db: Kysely<DB>, row: OptOutRow): Promise<void> {
 }
 
 /** Lifts an opt-out; false when the number had none. */
-export async function removeOptOut(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  phone: string,
-): Promise<boolean> {
-  const result = await db
+export async function removeOptOut(scope: Scope, phone: string): Promise<boolean> {
+  const result = await scope.db
     .deleteFrom('opt_outs')
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('phone', '=', phone)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /** The opt-out list of an account and mode, newest first. */
-export function listOptOuts(db: Kysely<DB>, accountId: string, mode: Mode): Promise<OptOutRow[]> {
-  return db
+export function listOptOuts(scope: Scope): Promise<OptOutRow[]> {
+  return scope.db
     .selectFrom('opt_outs')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .orderBy('created_at', 'desc')
     .execute();
 }
@@ -131,7 +119,7 @@ export async function recipientsOptedOut(
 ): Promise<OptedOutRecipient[]> {
   if (recipients.length === 0) return [];
   let rows: (RecipientKey & { auto_reply: number })[];
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     const messageIds = recipients.map((r) => r.message_id);
     const phones = recipients.map((r) => r.phone);
     rows = await withIndexedPlans(db, () => selectOptedOutOnPostgres(db, messageIds, phones));

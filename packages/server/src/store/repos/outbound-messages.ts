@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { compiled, rowFrom, valuesIn } from '../compiled.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
+import { compiled, rowFrom, valuesIn } from '../engine/compiled.ts';
 import type { DB } from '../schema.ts';
 import { touchConversation } from './conversations.ts';
 import { optedOutAmong } from './opt-outs.ts';
@@ -12,6 +12,7 @@ import {
   type MessageRow,
   type RecipientRow,
 } from './messages.ts';
+import { ownedBy, scoped } from '../scope.ts';
 
 const messageColumns = Object.keys(MESSAGE_COLUMNS) as (keyof MessageRow)[];
 const recipientColumns = Object.keys(RECIPIENT_COLUMNS) as (keyof RecipientRow)[];
@@ -55,8 +56,12 @@ const storeOneToOneCheckingOptOutInOneStatement = compiled((db: Kysely<DB>, ...v
         eb
           .selectFrom('opt_outs')
           .select('phone')
-          .where('account_id', '=', values[conversationAt + 2] as string)
-          .where('mode', '=', values[conversationAt + 3] as MessageRow['mode'])
+          .where(
+            ownedBy({
+              accountId: values[conversationAt + 2] as string,
+              mode: values[conversationAt + 3] as MessageRow['mode'],
+            }),
+          )
           .where('phone', '=', values[conversationAt + 4] as string),
       )
       .as('opted_out'),
@@ -80,7 +85,7 @@ export async function storeOneToOneUnlessOptedOut(
   recipient: RecipientRow,
   sent?: () => void,
 ): Promise<{ optedOut: boolean }> {
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     const stored = storeOneToOneCheckingOptOutInOneStatement(
       db,
       ...valuesIn(message, messageColumns),
@@ -99,7 +104,11 @@ export async function storeOneToOneUnlessOptedOut(
     return { optedOut: Boolean((row as { opted_out: unknown }).opted_out) };
   }
   const optedOut =
-    (await optedOutAmong(db, message.account_id, message.mode, [recipient.phone])).size > 0;
+    (
+      await optedOutAmong(scoped(db, { accountId: message.account_id, mode: message.mode }), [
+        recipient.phone,
+      ])
+    ).size > 0;
   if (!optedOut) await storeOutboundMessage(db, message, [recipient]);
   sent?.();
   return { optedOut };
@@ -115,7 +124,7 @@ export async function storeOutboundMessage(
   message: MessageRow,
   recipients: RecipientRow[],
 ): Promise<void> {
-  if (recipients.length === 1 && engineOf(db) === 'postgres') {
+  if (recipients.length === 1 && capabilitiesOf(db).roundTrips) {
     await storeOneToOneInOneStatement(
       db,
       ...valuesIn(message, messageColumns),

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, Mode, PhoneNumbersTable } from '../schema.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type PhoneNumberRow = Selectable<PhoneNumbersTable>;
 
@@ -9,21 +10,19 @@ export async function insertPhoneNumber(db: Kysely<DB>, row: PhoneNumberRow): Pr
 }
 
 /** The account's numbers in one mode, oldest first (the first is the default line). */
-export function listPhoneNumbers(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-): Promise<PhoneNumberRow[]> {
-  return db
+export function listPhoneNumbers(scope: Scope): Promise<PhoneNumberRow[]> {
+  return scope.db
     .selectFrom('phone_numbers')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .orderBy('id', 'asc')
     .execute();
 }
 
-/** The number in a mode, whichever account holds it. */
+/**
+ * The number in a mode, whichever account holds it: routing (which account a text to it
+ * belongs to), not a read of account data. A caller checks the holder against its actor.
+ */
 export function findPhoneNumber(
   db: Kysely<DB>,
   mode: Mode,

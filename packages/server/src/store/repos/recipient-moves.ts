@@ -1,7 +1,7 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import { compiled, compiledChanges, compiledSql } from '../compiled.ts';
-import { withIndexedPlans } from '../index-plans.ts';
-import { engineOf } from '../capabilities.ts';
+import { compiled, compiledChanges, compiledSql } from '../engine/compiled.ts';
+import { withIndexedPlans } from '../engine/index-plans.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
 import type { DB } from '../schema.ts';
 import { writesConcurrently, type MessageRow, type RecipientRow } from './messages.ts';
 
@@ -175,7 +175,7 @@ export async function moveRecipients(
   moves: readonly RecipientMove[],
 ): Promise<Set<string>> {
   const applied = new Set<string>();
-  if (moves.length > 1 && engineOf(db) === 'postgres') {
+  if (moves.length > 1 && capabilitiesOf(db).roundTrips) {
     const rows = await withIndexedPlans(db, () =>
       moveRecipientsAndMessages(
         db,
@@ -228,7 +228,7 @@ export async function recordCarrierRefs(
   refs: readonly CarrierRef[],
   at: number,
 ): Promise<void> {
-  if (refs.length > 1 && engineOf(db) === 'postgres') {
+  if (refs.length > 1 && capabilitiesOf(db).roundTrips) {
     await withIndexedPlans(db, () =>
       setRecipientCarrierRefs(
         db,

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
+import { claiming } from '../engine/capabilities.ts';
 import type { DB, SessionsTable } from '../schema.ts';
 
 export type SessionRow = Selectable<SessionsTable>;
@@ -47,7 +47,7 @@ export async function deleteExpiredSessions(
         .where('expires_at', '<=', now)
         .orderBy('expires_at')
         .limit(limit);
-      return engineOf(db) === 'postgres' ? expired.forUpdate().skipLocked() : expired;
+      return claiming(db, expired);
     })
     .executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Capabilities } from '../capabilities.ts';
-import { compiled } from '../compiled.ts';
+import { claiming } from '../engine/capabilities.ts';
+import { compiled } from '../engine/compiled.ts';
 import type { DB } from '../schema.ts';
 
 /** A submission the dispatcher claimed: one recipient of an outbound message. */
@@ -27,7 +27,6 @@ const STILL_TO_SUBMIT = sql<boolean>`status = 'queued' and carrier_ref is null`;
  */
 export function claimSubmissions(
   db: Kysely<DB>,
-  capabilities: Capabilities,
   now: number,
   limit: number,
   leaseMs: number,
@@ -37,14 +36,13 @@ export function claimSubmissions(
     .set((eb) => ({ run_at: now + leaseMs, attempts: eb('attempts', '+', 1) }))
     .where(({ eb, refTuple, selectFrom }) =>
       eb(refTuple('message_id', 'phone'), 'in', () => {
-        let q = selectFrom('message_recipients')
+        const q = selectFrom('message_recipients')
           .select(['message_id', 'phone'])
           .where(STILL_TO_SUBMIT)
           .where('run_at', '<=', now)
           .orderBy('run_at')
           .limit(limit);
-        if (capabilities.skipLocked) q = q.forUpdate().skipLocked();
-        return q as never;
+        return claiming(db, q as never) as never;
       }),
     )
     .returning(['message_id', 'phone', 'attempts'])

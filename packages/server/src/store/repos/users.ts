@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, UsersTable } from '../schema.ts';
+import { ownedByAccount, type AccountScope } from '../scope.ts';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -23,11 +24,11 @@ export function findUser(db: Kysely<DB>, id: string): Promise<UserRow | undefine
 }
 
 /** The team of an account, oldest first. */
-export function listUsers(db: Kysely<DB>, accountId: string): Promise<UserRow[]> {
-  return db
+export function listUsers(scope: AccountScope): Promise<UserRow[]> {
+  return scope.db
     .selectFrom('users')
     .selectAll()
-    .where('account_id', '=', accountId)
+    .where(ownedByAccount(scope.accountId))
     .orderBy('created_at', 'asc')
     .execute();
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
-import { engineOf } from '../capabilities.ts';
-import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../compiled.ts';
-import { withFixedIndexPlans } from '../index-plans.ts';
+import { capabilitiesOf } from '../engine/capabilities.ts';
+import { compiled, compiledInsert, compiledSql, rowFrom, valuesIn } from '../engine/compiled.ts';
+import { withFixedIndexPlans } from '../engine/index-plans.ts';
 import type { DB, WebhookAttemptsTable, WebhookDeliveriesTable } from '../schema.ts';
 import { comparableCursor, namesNothing } from '../text-limits.ts';
 
@@ -38,7 +38,7 @@ export async function claimDeliveries(
   leaseMs: number,
   busyEndpoints: string[],
 ): Promise<WebhookDeliveryRow[]> {
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     // Settled deliveries' entries are marked dead as the claim passes them (see
     // withFixedIndexPlans); the busy endpoints are one array, so the claim is one shape.
     return withFixedIndexPlans(db, () =>
@@ -167,7 +167,7 @@ function settleWhere(db: QueryCreator<DB>, values: unknown[], at: number) {
     .where('locked_until', '=', values[at + settlementColumns.length + 1] as number);
 }
 
-// Compiled once: every attempt is logged and settled with these (see store/compiled.ts).
+// Compiled once: every attempt is logged and settled with these (see store/engine/compiled.ts).
 const insertAttemptRow = compiledInsert('webhook_attempts', ATTEMPT_COLUMNS);
 const settleDeliveryRow = compiled((db: Kysely<DB>, ...values: unknown[]) =>
   settleWhere(db, values, 0),
@@ -247,7 +247,7 @@ export async function logAttemptsAndSettle(
   db: Kysely<DB>,
   items: readonly AttemptSettlement[],
 ): Promise<void> {
-  if (engineOf(db) === 'postgres') {
+  if (capabilitiesOf(db).roundTrips) {
     if (items.length === 1) {
       const { attempt, lease, settlement } = items[0]!;
       await logAndSettleInOneStatement(

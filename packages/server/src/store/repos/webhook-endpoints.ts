@@ -1,8 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import { compiled } from '../compiled.ts';
+import { compiled } from '../engine/compiled.ts';
 import type { DB, Mode, WebhookEndpointsTable } from '../schema.ts';
-import type { WriteTx } from '../write-queue.ts';
+import type { WriteTx } from '../engine/write-queue.ts';
 import { comparableCursor, namesNothing } from '../text-limits.ts';
+import { ownedBy, type Scope } from '../scope.ts';
 
 export type WebhookEndpointRow = Selectable<WebhookEndpointsTable>;
 
@@ -16,18 +17,15 @@ export async function insertWebhookEndpoint(
 
 /** One live (not deleted) endpoint within its account and mode. */
 export function findWebhookEndpoint(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   id: string,
 ): Promise<WebhookEndpointRow | undefined> {
   if (namesNothing(id)) return Promise.resolve(undefined);
-  return db
+  return scope.db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
@@ -47,40 +45,34 @@ export async function findWebhookEndpointById(
 
 /** A page of an account's endpoints, oldest first, after the cursor id. */
 export function listWebhookEndpoints(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   limit: number,
   startingAfter?: string,
 ): Promise<WebhookEndpointRow[]> {
-  let q = db
+  let q = scope.db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy(scope))
     .where('deleted_at', 'is', null);
   if (startingAfter) q = q.where('id', '>', comparableCursor(startingAfter));
   return q.orderBy('id', 'asc').limit(limit).execute();
 }
 
-// Compiled once: every event's fan-out runs it (see store/compiled.ts).
+// Compiled once: every event's fan-out runs it (see store/engine/compiled.ts).
 const selectEnabledEndpoints = compiled((db: Kysely<DB>, accountId: string, mode: Mode) =>
   db
     .selectFrom('webhook_endpoints')
     .select(['id', 'events_json'])
-    .where('account_id', '=', accountId)
-    .where('mode', '=', mode)
+    .where(ownedBy({ accountId, mode }))
     .where('enabled', '=', 1)
     .where('deleted_at', 'is', null),
 );
 
 /** Enabled endpoints of an account and mode: the candidates of an event's fan-out. */
 export function listEnabledWebhookEndpoints(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
 ): Promise<Pick<WebhookEndpointRow, 'id' | 'events_json'>[]> {
-  return selectEnabledEndpoints(db, accountId, mode);
+  return selectEnabledEndpoints(scope.db, scope.accountId, scope.mode);
 }
 
 /**

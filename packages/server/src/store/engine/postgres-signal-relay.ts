@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Signal } from '../write-queue.ts';
+import type { Signal } from './write-queue.ts';
 
 /** The channel committed signals travel on between processes sharing one database. */
 export const SIGNAL_CHANNEL = 'switchboard_signals';

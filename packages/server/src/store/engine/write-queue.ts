@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import { fixedQuery, runCompiled } from './compiled.ts';
 import { Memo } from './memo.ts';
-import type { DB } from './schema.ts';
+import type { DB } from '../schema.ts';
 import { BACKGROUND_WAIT_MS, BUSY_SHARE } from './write-pacing.ts';
 import {
   TransactionAborted,
@@ -69,7 +69,7 @@ export interface WriteQueueOptions {
   paceBy?: WriteQueue | null;
   /**
    * The runner's connection sends a statement without waiting for the answer to the one
-   * before (PostgreSQL's pipeline mode, dialects/postgres-lane.ts). A unit that says it
+   * before (PostgreSQL's pipeline mode, store/engine/postgres-lane.ts). A unit that says it
    * has sent all its statements (`tx.sentAll`) then lets the batch go on with the next
    * unit, whose statements the server runs after it, in the order they were sent. A
    * batch of sixteen one-to-one sends took eighteen round trips of ~0.3 ms under load,

@@ -9,7 +9,7 @@ import {
   type SqliteStatement,
 } from 'kysely';
 
-import { registerDirectRunner } from '../compiled.ts';
+import { registerDirectRunner } from './compiled.ts';
 
 /** How hard SQLite works to keep a commit: `full` fsyncs the WAL on every commit. */
 export type SqliteDurability = 'full' | 'normal';
@@ -200,7 +200,7 @@ export function forgetStatements<DB>(db: Kysely<DB>): void {
 
 /**
  * A Kysely instance over one `node:sqlite` connection, and a direct way to run
- * a statement on it for `store/compiled.ts`: the same prepared statement, the
+ * a statement on it for `store/engine/compiled.ts`: the same prepared statement, the
  * same pause between long runs of statements, without Kysely's executor (its
  * connection mutex and promise chain cost about as much as the statement itself
  * for the hot, compiled ones). One connection runs one statement at a time

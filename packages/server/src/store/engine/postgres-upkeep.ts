@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import type { Logger } from '../lib/logger.ts';
-import type { DB } from './schema.ts';
+import type { Logger } from '../../lib/logger.ts';
+import type { DB } from '../schema.ts';
 
 /** The server settings autovacuum needs, as `current_setting` reads them (null: not known). */
 export interface UpkeepSettings {
@@ -17,7 +17,7 @@ export interface UpkeepSettings {
  * wraparound: the planner knows nothing of any table (a new table's first plans,
  * forever), and every update leaves its old row version and its index entries behind.
  * The service's hot statements keep to their indexes without statistics
- * (store/index-plans.ts, the direct conversation's own key), but its queues' indexes
+ * (store/engine/index-plans.ts, the direct conversation's own key), but its queues' indexes
  * still fill with dead entries that each claim walks, and other plans may not hold: a
  * benchmark on such a server found each carrier receipt reading the whole recipients
  * table (docs/benchmarks.md). Turning it off is the operator's choice (a scheduled

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Kysely, type RawBuilder } from 'kysely';
-import type { DB } from './schema.ts';
+import type { DB } from '../schema.ts';
 
 /** Runs SQL with parameters on one connection, for its rows or for the count of rows it changed. */
 export interface DirectRunner {
@@ -10,7 +10,7 @@ export interface DirectRunner {
 // Connections that can run a compiled statement without Kysely's executor (SQLite).
 const directRunners = new WeakMap<object, DirectRunner>();
 
-/** Lets compiled statements on `db` run through `runner` (see dialects/sqlite.ts). */
+/** Lets compiled statements on `db` run through `runner` (see store/engine/sqlite.ts). */
 export function registerDirectRunner<T>(db: Kysely<T>, runner: DirectRunner): void {
   directRunners.set(db, runner);
 }
@@ -31,7 +31,7 @@ export function fixedQuery(sql: string): CompiledQuery {
 
 /**
  * The name PostgreSQL connections prepare `sql` under, if it is one of the fixed
- * shapes run here (see dialects/postgres.ts); undefined for any other query.
+ * shapes run here (see store/engine/postgres.ts); undefined for any other query.
  */
 export function preparedName(sql: string): string | undefined {
   return preparedNames.get(sql);
@@ -56,7 +56,7 @@ interface Shape {
 /** How a shape runs on PostgreSQL. */
 export interface ShapeOptions {
   /**
-   * Planned for the values of each call, not prepared by name (dialects/postgres.ts).
+   * Planned for the values of each call, not prepared by name (store/engine/postgres.ts).
    * A named statement is planned once for any value after its first few calls, and
    * for an array parameter (`= any($1)`) that generic plan cannot know how many
    * elements come: the receipts' lookup by carrier reference hash-joined the whole

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Memo } from './memo.ts';
-import type { DB } from './schema.ts';
+import type { DB } from '../schema.ts';
 
 // The contract between a unit of work and the write queue that commits it
-// (write-queue.ts), and the runners that give it a transaction (dialects/).
+// (write-queue.ts), and the runners that give it a transaction (sqlite.ts, postgres-lane.ts).
 
 /** What a unit of work gets inside the shared transaction. */
 export interface WriteTx {
@@ -13,7 +13,7 @@ export interface WriteTx {
   afterCommit(fn: () => void): void;
   /**
    * Emits `topic` on the store's signals once the transaction is durable; on
-   * PostgreSQL also in every other process sharing the database (dialects/postgres-lane.ts).
+   * PostgreSQL also in every other process sharing the database (store/engine/postgres-lane.ts).
    */
   publish(topic: string, payload: unknown): void;
   /**
@@ -57,14 +57,14 @@ export interface Signal {
 /**
  * Runs `body` inside one database transaction and resolves once its commit is
  * under way, with `onDisk`, which resolves once the commit is durable: on SQLite
- * the commit is done and `onDisk` is a flush of the log (dialects/sqlite-wal-sync.ts);
+ * the commit is done and `onDisk` is a flush of the log (store/engine/sqlite-wal-sync.ts);
  * on PostgreSQL the commit is sent, and `onDisk` is its answer, which waited for
  * the disk (the next batch's statements follow it down the connection meanwhile,
- * dialects/postgres-lane.ts). `durable: false` may skip the flush (see `WriteOptions`).
+ * store/engine/postgres-lane.ts). `durable: false` may skip the flush (see `WriteOptions`).
  *
  * `body` resolves with the signals its committed units published, in order: a
  * runner whose database other processes share sends them with the commit, so that
- * they hear of it (PostgreSQL NOTIFY, dialects/postgres-lane.ts). A runner whose
+ * they hear of it (PostgreSQL NOTIFY, store/engine/postgres-lane.ts). A runner whose
  * database rolled the transaction back at its commit, because a statement had
  * failed and a unit had swallowed the error, throws `TransactionAborted`, or
  * rejects `onDisk` with it: the batch runs again, a savepoint per unit.

@@ -2,8 +2,8 @@ import type { Writable } from 'node:stream';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 import type { DB } from '../schema.ts';
-import { registerDirectRunner } from '../compiled.ts';
-import { TransactionAborted, type Signal, type TransactionRunner } from '../write-queue.ts';
+import { registerDirectRunner } from './compiled.ts';
+import { TransactionAborted, type Signal, type TransactionRunner } from './write-queue.ts';
 import { prepareFixedShapes, types } from './postgres.ts';
 import { NOTIFY_QUERY, notifyPayloads, type SignalRelay } from './postgres-signal-relay.ts';
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { PostgresDialect } from 'kysely';
-import { preparedName } from '../compiled.ts';
+import { preparedName } from './compiled.ts';
 
 // int8 (bigint) columns hold epoch milliseconds, which fit a double exactly.
 // Parsing them as numbers keeps rows identical to SQLite's.
@@ -16,7 +16,7 @@ export const types = {
 const CACHED_PLAN_CHANGED = '0A000';
 
 /**
- * Sends the fixed shapes of `store/compiled.ts` as named prepared statements:
+ * Sends the fixed shapes of `store/engine/compiled.ts` as named prepared statements:
  * each connection parses and plans them once instead of at every call. The
  * write lanes run one statement per round trip, so the server's parse and plan
  * were a large share of every send's and receipt's time. Any other query goes

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import { notFound } from '../domain/errors.ts';
-import type { Mode } from '../domain/modes.ts';
 import { presentCall, type CallView } from '../presenters/call.ts';
 import { presentConversation, type ConversationView } from '../presenters/conversation.ts';
 import { presentMessage, type MessageView } from '../presenters/message.ts';
@@ -18,6 +17,7 @@ import {
   type MessageRow,
 } from '../store/repos/messages.ts';
 import type { DB } from '../store/schema.ts';
+import type { Scope } from '../store/scope.ts';
 
 async function presentMessages(db: Kysely<DB>, rows: MessageRow[]): Promise<MessageView[]> {
   const recipients = await listRecipientsOf(
@@ -33,21 +33,15 @@ async function presentMessages(db: Kysely<DB>, rows: MessageRow[]): Promise<Mess
 }
 
 /** The shared inbox of an account in one mode: conversations newest first, with caller ID. */
-export async function loadInbox(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  limit = 100,
-): Promise<ConversationView[]> {
-  const conversations = await listConversations(db, accountId, mode, limit);
+export async function loadInbox(scope: Scope, limit = 100): Promise<ConversationView[]> {
+  const { db } = scope;
+  const conversations = await listConversations(scope, limit);
   const ids = conversations.map((c) => c.id);
   const [participants, lastMessages] = await Promise.all([
     listParticipantsOf(db, ids),
     lastMessagesOf(db, ids),
   ]);
-  const names = await namesByPhone(db, accountId, mode, [
-    ...new Set(participants.map((p) => p.phone)),
-  ]);
+  const names = await namesByPhone(scope, [...new Set(participants.map((p) => p.phone))]);
   const lastViews = await presentMessages(db, lastMessages);
   return conversations.map((c) =>
     presentConversation(
@@ -61,22 +55,19 @@ export async function loadInbox(
 
 /** One conversation with its latest messages, oldest first. */
 export async function loadConversation(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
+  scope: Scope,
   id: string,
   limit = 200,
 ): Promise<{ conversation: ConversationView; messages: MessageView[] }> {
-  const conversation = await findConversation(db, accountId, mode, id);
+  const { db } = scope;
+  const conversation = await findConversation(scope, id);
   if (!conversation) throw notFound('conversation', id);
   const [participants, rows] = await Promise.all([
     listParticipantsOf(db, [id]),
     listConversationMessages(db, id, limit),
   ]);
   const names = await namesByPhone(
-    db,
-    accountId,
-    mode,
+    scope,
     participants.map((p) => p.phone),
   );
   const messages = (await presentMessages(db, rows)).reverse();
@@ -92,15 +83,10 @@ export interface CallHistoryEntry extends CallView {
 }
 
 /** Call history, newest first, names resolved from the directory. */
-export async function loadCallHistory(
-  db: Kysely<DB>,
-  accountId: string,
-  mode: Mode,
-  limit = 200,
-): Promise<CallHistoryEntry[]> {
-  const calls = await listCalls(db, accountId, mode, limit);
+export async function loadCallHistory(scope: Scope, limit = 200): Promise<CallHistoryEntry[]> {
+  const calls = await listCalls(scope, limit);
   const other = (c: (typeof calls)[number]) =>
     c.direction === 'inbound' ? c.from_phone : c.to_phone;
-  const names = await namesByPhone(db, accountId, mode, [...new Set(calls.map(other))]);
+  const names = await namesByPhone(scope, [...new Set(calls.map(other))]);
   return calls.map((c) => ({ ...presentCall(c), contactName: names.get(other(c)) ?? null }));
 }

@@ -1,4 +1,4 @@
-import type { ReadStore } from './store.ts';
+import type { ReadStore } from '../store.ts';
 
 /** Entries kept at most; when full the cache starts over (one load per key). */
 const MAX_ENTRIES = 10_000;

@@ -1,0 +1,16 @@
+import { findSession, type SessionRow } from '../store/repos/sessions.ts';
+import { findUser, type UserRow } from '../store/repos/users.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../store/schema.ts';
+
+/** The live session of a cookie token's hash and its user, or null (expired, ended, or unknown). */
+export async function findSignedInUser(
+  db: Kysely<DB>,
+  tokenHash: string,
+  now: number,
+): Promise<{ session: SessionRow; user: UserRow } | null> {
+  const session = await findSession(db, tokenHash, now);
+  if (!session) return null;
+  const user = await findUser(db, session.user_id);
+  return user ? { session, user } : null;
+}
