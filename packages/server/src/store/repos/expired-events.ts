@@ -23,7 +23,7 @@ export interface EventSweepBatch {
  * On PostgreSQL, where other instances and lanes write at the same time, the batch
  * takes only rows no other transaction holds (`skip locked`) and never waits in a lock:
  * two sweeps at once take different events; a delivery that a retry is re-arming is
- * held, so its event stays; a recovery holds the events it re-delivers (recoverEvents).
+ * held, so its event stays; a recovery holds the events it re-delivers (recoverWebhookEvents).
  */
 export async function deleteEndedEventsBefore(
   db: Kysely<DB>,
