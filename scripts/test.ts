@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import {
   CHROMIUM,
+  NET_SMPP,
   ensureDebianPeers,
   postgresAnswers,
   startThrowawayPostgres,
@@ -43,6 +44,12 @@ if (files.some((file) => file.includes('packages/web/'))) {
   process.stdout.write('\n> build the softphone\n');
   const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (build.status !== 0) stop('build failed.', build.status ?? 1);
+}
+
+// The SMPP session suites run against a Net::SMPP SMSC (test/support/smsc.pl) besides npm's.
+if (files.some((file) => file.includes('/smpp-session'))) {
+  const problem = ensureDebianPeers([NET_SMPP]);
+  if (problem) stop(problem);
 }
 
 // PostgreSQL is the second engine under test: the one at the configured URL when it

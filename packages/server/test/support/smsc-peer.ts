@@ -3,12 +3,11 @@
 // log what they receive and send as the same events, and take the same commands.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Where Debian's libnet-smpp-perl puts the module the script needs. */
-export const NET_SMPP_PM = '/usr/share/perl5/Net/SMPP.pm';
+import { NET_SMPP } from '../../../../scripts/test-peers.ts';
 const SCRIPT = join(import.meta.dirname, 'smsc.pl');
 
 /** One line of an SMSC's log: `event` is listening, connected, pdu (received), sent, disconnected. */
@@ -114,11 +113,14 @@ function perlArgs(options: SmscOptions, port: number): string[] {
 
 /** Starts smsc.pl on `options.port` (0: any free port) and waits for it to listen. */
 export async function startPerlSmsc(options: SmscOptions = {}): Promise<SmscPeer> {
-  if (!existsSync(NET_SMPP_PM)) {
+  if (!existsSync(NET_SMPP.path)) {
     throw new Error(
-      `Net::SMPP is missing (${NET_SMPP_PM}): apt-get install -y libnet-smpp-perl (npm test installs it)`,
+      `Net::SMPP is missing (${NET_SMPP.path}): apt-get install -y ${NET_SMPP.packages.join(' ')}` +
+        ` (npm test installs it), or point ${NET_SMPP.override} at a copy`,
     );
   }
+  // The directory that holds Net/SMPP.pm, for a copy outside Perl's own paths.
+  const include = dirname(dirname(NET_SMPP.path));
   const log = new EventLog();
   let child: ChildProcess;
   let exited: Promise<void>;
@@ -126,7 +128,9 @@ export async function startPerlSmsc(options: SmscOptions = {}): Promise<SmscPeer
 
   const launch = async () => {
     const from = log.events.length;
-    child = spawn('perl', perlArgs(options, port), { stdio: ['pipe', 'pipe', 'pipe'] });
+    child = spawn('perl', [`-I${include}`, ...perlArgs(options, port)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     exited = new Promise((resolve) => child.once('exit', () => resolve()));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       try {
