@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NotSent } from '../../src/carriers/smpp/errors.ts';
+import type { AlertNotificationPdu } from '../../src/carriers/smpp/pdu.ts';
+import { encodePdu } from '../../src/carriers/smpp/pdu-codec.ts';
 import {
   SMSCS,
   waitForDelivered,
@@ -89,7 +91,7 @@ for (const smsc of SMSCS) {
           (e) => e.event === 'pdu' && e.command === 'enquire_link',
           3_000,
         );
-        peer.command({ cmd: 'enquire_link' });
+        await peer.command({ cmd: 'enquire_link' });
         const sent = await peer.waitFor(
           'the SMSC’s enquire_link',
           (e) => e.event === 'sent' && e.command === 'enquire_link',
@@ -106,7 +108,7 @@ for (const smsc of SMSCS) {
     it('answers a command it does not know with generic_nack ESME_RINVCMDID and stays bound', async () => {
       await withSmsc(smsc, {}, {}, async ({ peer, session }) => {
         await waitForState(session, 'bound');
-        peer.command({ cmd: 'unknown', command_id: 0x00000099 });
+        await peer.command({ cmd: 'unknown', command_id: 0x00000099 });
         const nack = await peer.waitFor('generic_nack', (e) => e.command === 'generic_nack');
         assert.deepEqual([nack.seq, nack.status], [77, 0x03]);
         assert.equal(session.status.state, 'bound');
@@ -119,7 +121,7 @@ for (const smsc of SMSCS) {
     it('on a framing error sends generic_nack ESME_RINVCMDLEN, unbinds, and reconnects', async () => {
       await withSmsc(smsc, {}, {}, async ({ peer, session }) => {
         await waitForState(session, 'bound');
-        peer.command({ cmd: 'garbage' });
+        await peer.command({ cmd: 'garbage' });
         const nack = await peer.waitFor('generic_nack', (e) => e.command === 'generic_nack');
         assert.deepEqual([nack.seq, nack.status], [78, 0x02]);
         await peer.waitFor('unbind', (e) => e.event === 'pdu' && e.command === 'unbind');
@@ -128,11 +130,84 @@ for (const smsc of SMSCS) {
       });
     });
 
+    it('answers the SMSC’s unbind with unbind_resp, closes, and binds again', async () => {
+      await withSmsc(smsc, {}, {}, async ({ peer, session }) => {
+        await waitForState(session, 'bound');
+        await peer.command({ cmd: 'unbind' });
+        const sent = await peer.waitFor(
+          'unbind',
+          (e) => e.event === 'sent' && e.command === 'unbind',
+        );
+        const resp = await peer.waitFor('unbind_resp', (e) => e.command === 'unbind_resp');
+        assert.deepEqual([resp.seq, resp.status], [sent.seq, 0]);
+        await peer.waitFor('a second bind', () => peer.received('bind_transceiver').length === 2);
+        await waitForState(session, 'bound');
+      });
+    });
+
+    it('reads a receipt carried by data_sm and answers data_sm_resp; takes alert_notification without answering', async () => {
+      await withSmsc(smsc, {}, {}, async (rig) => {
+        const alerts: AlertNotificationPdu[] = [];
+        rig.session.on('alert', (alert) => alerts.push(alert));
+        await waitForState(rig.session, 'bound');
+        const dataSm = encodePdu({
+          command: 'data_sm',
+          commandStatus: 0,
+          sequenceNumber: 80,
+          serviceType: '',
+          sourceAddrTon: 1,
+          sourceAddrNpi: 1,
+          sourceAddr: '447700900123',
+          destAddrTon: 1,
+          destAddrNpi: 1,
+          destinationAddr: '15550100',
+          esmClass: 0x04,
+          registeredDelivery: 0,
+          dataCoding: 0,
+          tlvs: { receiptedMessageId: '4242', messageState: 8 },
+        });
+        await rig.peer.command({ cmd: 'raw', seq: 80, hex: dataSm.toString('hex') });
+        const resp = await rig.peer.waitFor('data_sm_resp', (e) => e.command === 'data_sm_resp');
+        assert.deepEqual([resp.seq, resp.status], [80, 0]);
+        const [event] = await waitForDelivered(rig, 1);
+        assert.equal(event?.kind, 'receipt');
+        if (event?.kind === 'receipt') {
+          assert.equal(event.receipt.messageId, '4242');
+          assert.deepEqual(event.receipt.outcome, {
+            status: 'failed',
+            failureReason: 'carrier_rejected',
+            final: true,
+          });
+        }
+        const alert = encodePdu({
+          command: 'alert_notification',
+          commandStatus: 0,
+          sequenceNumber: 81,
+          sourceAddrTon: 1,
+          sourceAddrNpi: 1,
+          sourceAddr: '447700900123',
+          esmeAddrTon: 1,
+          esmeAddrNpi: 1,
+          esmeAddr: '15550100',
+          tlvs: { msAvailabilityStatus: 0 },
+        });
+        await rig.peer.command({ cmd: 'raw', seq: 81, hex: alert.toString('hex') });
+        await waitForStatus(rig.session, () => alerts.length === 1, 'the alert');
+        assert.equal(alerts[0]?.sourceAddr, '447700900123');
+        await sleep(100);
+        assert.equal(
+          rig.peer.events.filter((e) => e.event === 'pdu' && e.seq === 81).length,
+          0,
+          'no answer',
+        );
+      });
+    });
+
     it('answers a malformed deliver_sm with an error status and stays bound', async () => {
       await withSmsc(smsc, {}, {}, async ({ peer, session }) => {
         await waitForState(session, 'bound');
         // deliver_sm, sequence 79, whose service_type never ends.
-        peer.command({
+        await peer.command({
           cmd: 'raw',
           seq: 79,
           hex: '000000180000000500000000' + '0000004f' + '4141414141414141',
@@ -143,7 +218,7 @@ for (const smsc of SMSCS) {
         );
         assert.equal(resp.status, 0x01, 'ESME_RINVMSGLEN');
         // A UDH longer than its message: readable PDU, unreadable text, a permanent refusal.
-        peer.command({
+        await peer.command({
           cmd: 'mo',
           source: '447700900123',
           dest: '15550100',

@@ -117,8 +117,7 @@ for (const smsc of SMSCS) {
     it('never has more submissions outstanding than its window; the rest wait their turn', async () => {
       await withSmsc(smsc, {}, { window: 4, queueTimeoutMs: 10_000 }, async ({ peer, session }) => {
         await waitForState(session, 'bound');
-        peer.command({ cmd: 'hold' });
-        await sleep(50); // the command reaches the SMSC before the submissions do
+        await peer.command({ cmd: 'hold' });
         const texts = Array.from({ length: 12 }, (_, i) =>
           session.submitText({ from: FROM, to: TO, text: `n${i}` }),
         );
@@ -126,7 +125,7 @@ for (const smsc of SMSCS) {
         await sleep(200);
         assert.equal(peer.received('submit_sm').length, 4);
         assert.deepEqual([session.status.inFlight, session.status.queued], [4, 8]);
-        peer.command({ cmd: 'release' });
+        await peer.command({ cmd: 'release' });
         const results = await Promise.all(texts);
         assert.ok(results.every((r) => r.parts[0]?.ok));
         assert.equal(peer.received('submit_sm').length, 12);
@@ -148,11 +147,16 @@ for (const smsc of SMSCS) {
         );
         const times = peer.received('submit_sm').map((e) => e.t);
         assert.equal(times.length, 30);
-        // 30 at 20 a second, one at once: 29 intervals of 50 ms. Loose bounds for a busy machine.
+        // 30 at 20 a second, one at once: 29 intervals of 50 ms. Loose bounds, as the SMSC's
+        // clock stamps what it reads, and a busy machine can delay its reading.
         assert.ok(Date.now() - started >= 1_300, `took ${Date.now() - started} ms`);
+        assert.ok(
+          times.at(-1)! - times[0]! >= 1_200,
+          `spread over ${times.at(-1)! - times[0]!} ms`,
+        );
         for (const t of times) {
           const inSecond = times.filter((u) => u >= t && u < t + 1_000).length;
-          assert.ok(inSecond <= 22, `${inSecond} submissions within one second`);
+          assert.ok(inSecond <= 26, `${inSecond} submissions within one second`);
         }
       });
     });
@@ -164,8 +168,7 @@ for (const smsc of SMSCS) {
       it(`on ${name} the submission fails as Throttled, never permanently, and submitting pauses`, async () => {
         await withSmsc(smsc, {}, { throttlePauseMs: 400 }, async ({ peer, session }) => {
           await waitForState(session, 'bound');
-          peer.command({ cmd: 'throttle', count: 1, status });
-          await sleep(50);
+          await peer.command({ cmd: 'throttle', count: 1, status });
           const first = await session.submitText({ from: FROM, to: TO, text: 'one' });
           const failed = first.parts[0]!;
           assert.ok(!failed.ok);
@@ -189,8 +192,7 @@ for (const smsc of SMSCS) {
     it('rejects a submission the SMSC never answers with ResponseTimeout: outcome unknown', async () => {
       await withSmsc(smsc, {}, { responseTimeoutMs: 300 }, async ({ peer, session }) => {
         await waitForState(session, 'bound');
-        peer.command({ cmd: 'silent', count: 1 });
-        await sleep(50);
+        await peer.command({ cmd: 'silent', count: 1 });
         const started = Date.now();
         const sent = await session.submitText({ from: FROM, to: TO, text: 'lost' });
         const part = sent.parts[0]!;
@@ -221,7 +223,7 @@ for (const smsc of SMSCS) {
         // Sent out of order: the second part, the third, then the first.
         for (const index of [1, 2, 0]) {
           const udh = Buffer.from([5, 0, 3, 0x77, 3, index + 1]);
-          peer.command({
+          await peer.command({
             cmd: 'mo',
             source: '447700900123',
             dest: '15550100',
@@ -259,7 +261,7 @@ for (const smsc of SMSCS) {
       };
       await withSmsc(smsc, {}, { onDeliver }, async ({ peer, session }) => {
         await waitForState(session, 'bound');
-        peer.command({
+        await peer.command({
           cmd: 'mo',
           source: '447700900123',
           dest: '15550100',

@@ -219,7 +219,7 @@ export async function startNpmSmsc(options: SmscOptions = {}): Promise<SmscPeer>
     if (current) await new Promise<void>((resolve) => current.close(() => resolve()));
   };
 
-  const command = (c: SmscCommand) => {
+  const runCommand = (c: SmscCommand) => {
     switch (c.cmd) {
       case 'throttle':
         control.throttle = Number(c.count ?? 1);
@@ -281,6 +281,11 @@ export async function startNpmSmsc(options: SmscOptions = {}): Promise<SmscPeer>
       return;
     }
     log.push({ event: 'sent', command: c.cmd, seq, tag: c.tag });
+  };
+
+  const command = async (c: SmscCommand) => {
+    runCommand(c);
+    log.push({ event: 'done', id: c.id });
   };
 
   await listen();

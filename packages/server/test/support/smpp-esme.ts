@@ -8,6 +8,7 @@ import {
   type SessionState,
 } from '../../src/carriers/smpp/session.ts';
 import { startNpmSmsc } from './npm-smsc.ts';
+import { freePort } from './processes.ts';
 import { startPerlSmsc, type SmscOptions, type SmscPeer } from './smsc-peer.ts';
 
 /** The SMSC implementations every session test runs against. */
@@ -50,7 +51,8 @@ export async function withSmsc(
   sessionOptions: Partial<SessionOptions>,
   body: (rig: Rig) => Promise<void>,
 ): Promise<void> {
-  const peer = await smsc.start(smscOptions);
+  // A port outside the kernel's own range, so a restart finds it still free (processes.ts).
+  const peer = await smsc.start({ port: await freePort(), ...smscOptions });
   const delivered: DeliveryEvent[] = [];
   const session = new SmppSession({
     ...testSessionOptions(peer.port),

@@ -42,7 +42,8 @@ export interface SmscPeer {
   readonly name: string;
   readonly port: number;
   readonly events: SmscEvent[];
-  command(command: SmscCommand): void;
+  /** Sends a command; resolves once the SMSC has carried it out. */
+  command(command: SmscCommand): Promise<void>;
   /** The first event (from `from` on) that `accept` takes, waiting up to `timeoutMs`. */
   waitFor(
     what: string,
@@ -125,6 +126,7 @@ export async function startPerlSmsc(options: SmscOptions = {}): Promise<SmscPeer
   let child: ChildProcess;
   let exited: Promise<void>;
   let port = options.port ?? 0;
+  let commands = 0;
 
   const launch = async () => {
     const from = log.events.length;
@@ -163,8 +165,16 @@ export async function startPerlSmsc(options: SmscOptions = {}): Promise<SmscPeer
       return port;
     },
     events: log.events,
-    command: (command) => {
-      child.stdin!.write(`${JSON.stringify(command)}\n`);
+    command: async (command) => {
+      const id = ++commands;
+      const from = log.events.length;
+      child.stdin!.write(`${JSON.stringify({ ...command, id })}\n`);
+      await log.waitFor(
+        `${command.cmd} done`,
+        (e) => e.event === 'done' && e.id === id,
+        5_000,
+        from,
+      );
     },
     waitFor: (what, accept, timeoutMs, from) => log.waitFor(what, accept, timeoutMs, from),
     received: (command) => log.received(command),

@@ -9,7 +9,7 @@
 #   smsc.pl --port 0 --system-id test --password secret --resp-ids hex --receipt-ids dec
 #           --receipt text|tlv|both|none --stat DELIVRD
 #
-# Commands arrive as JSON lines on stdin ({"cmd":"throttle","count":2}, see `control`).
+# Commands arrive as JSON lines on stdin ({"cmd":"throttle","count":2,"id":1}, see `run_command`).
 # Everything it receives and sends is logged as JSON lines on stdout, with `t` in ms.
 use strict;
 use warnings;
@@ -196,9 +196,16 @@ sub raw {
     $conn->{smpp}->syswrite($bytes);
 }
 
+# Carries out one command line, then says so ({"event":"done","id":…}) for the test to wait on.
 sub control {
     my ($line) = @_;
     my $c = eval { $json->decode($line) } or do { out(event => 'bad_command', line => $line); return };
+    run_command($c, $line);
+    out(event => 'done', id => $c->{id});
+}
+
+sub run_command {
+    my ($c, $line) = @_;
     my $cmd = $c->{cmd} // '';
     if ($cmd eq 'throttle') {
         $control{throttle} = $c->{count} // 1;

@@ -7,6 +7,7 @@ import {
   CommandStatus,
   ESME_RINVTLVSTREAM,
   describeStatus,
+  nextSequenceNumber,
   shortMessage,
   type Pdu,
 } from '../../src/carriers/smpp/pdu.ts';
@@ -199,6 +200,17 @@ describe('the SMPP 3.4 codec', () => {
     assert.deepEqual(decodeTlvs(Buffer.from('001e0003313233', 'hex')), {
       receiptedMessageId: '123',
     });
+  });
+
+  it('numbers requests 1 to 0x7FFFFFFF, then 1 again, skipping numbers still awaiting an answer', () => {
+    assert.equal(nextSequenceNumber(0), 1);
+    assert.equal(nextSequenceNumber(41), 42);
+    assert.equal(nextSequenceNumber(0x7ffffffe), 0x7fffffff);
+    assert.equal(nextSequenceNumber(0x7fffffff), 1);
+    assert.equal(
+      nextSequenceNumber(0x7fffffff, (n) => n <= 3),
+      4,
+    );
   });
 
   it('names command statuses the way lastError shows them', () => {

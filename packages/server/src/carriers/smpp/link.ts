@@ -6,6 +6,7 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import {
   ConnectionLost,
   MalformedResponse,
+  NotSent,
   PduEncodeError,
   ResponseTimeout,
   SmppStatusError,
@@ -18,13 +19,12 @@ import {
   commandName,
   describeStatus,
   isResponseId,
+  nextSequenceNumber,
   type BindCommand,
   type Pdu,
 } from './pdu.ts';
 import { decodePdu, encodePdu } from './pdu-codec.ts';
 import type { Timers } from './pacing.ts';
-
-const MAX_SEQUENCE = 0x7fffffff;
 
 export interface LinkOptions {
   host: string;
@@ -141,18 +141,15 @@ export class SmppLink {
   }
 
   #nextSequence(): number {
-    for (let tries = 0; tries < MAX_SEQUENCE; tries++) {
-      this.#sequence = this.#sequence >= MAX_SEQUENCE ? 1 : this.#sequence + 1;
-      if (!this.#outstanding.has(this.#sequence)) return this.#sequence;
-    }
-    throw new Error('every sequence number is outstanding');
+    this.#sequence = nextSequenceNumber(this.#sequence, (n) => this.#outstanding.has(n));
+    return this.#sequence;
   }
 
   /** Sends a request; resolves with its response (any status) or rejects (timeout, loss). */
   request(pdu: Pdu): Promise<Pdu> {
     return new Promise((resolve, reject) => {
       if (this.#closed || !this.#socket) {
-        reject(new ConnectionLost(pdu.command, 'not connected'));
+        reject(new NotSent(`${pdu.command} not sent: the connection is closed`));
         return;
       }
       const sequenceNumber = this.#nextSequence();

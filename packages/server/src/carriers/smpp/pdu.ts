@@ -49,6 +49,22 @@ export function isResponseId(id: number): boolean {
   return (id & 0x80000000) !== 0;
 }
 
+/** The largest sequence_number; the one after it is 1 again (SMPP 3.4 section 3.2). */
+export const MAX_SEQUENCE_NUMBER = 0x7fffffff;
+
+/** The sequence_number after `current` that `taken` does not hold (numbers still awaiting an answer). */
+export function nextSequenceNumber(
+  current: number,
+  taken: (n: number) => boolean = () => false,
+): number {
+  let next = current;
+  for (let tries = 0; tries < MAX_SEQUENCE_NUMBER; tries++) {
+    next = next >= MAX_SEQUENCE_NUMBER || next < 1 ? 1 : next + 1;
+    if (!taken(next)) return next;
+  }
+  throw new Error('every sequence number is awaiting an answer');
+}
+
 /** command_status values (SMPP 3.4 section 5.1.3). */
 export const CommandStatus = {
   ESME_ROK: 0x00,
