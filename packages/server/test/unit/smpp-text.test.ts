@@ -6,10 +6,11 @@ import {
   decodeGsm7,
   decodeUcs2,
   encodeGsm7,
+  encodeText,
   encodeUcs2,
   isGsmEncodable,
 } from '../../src/carriers/smpp/gsm7.ts';
-import { encodeText, splitUdh, textParts } from '../../src/carriers/smpp/message-text.ts';
+import { splitUdh, textParts } from '../../src/carriers/smpp/message-text.ts';
 
 /** Characters from every corner that matters: GSM basic, extension, Latin-1 outside GSM, BMP, astral. */
 const MIXED = [...'aZ09 @£$\n€[]{}~^\\|\féñüΔΩ', 'ç', 'ł', 'Ж', '中', '😀', '👍🏽', '𝄞'];

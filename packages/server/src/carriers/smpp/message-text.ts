@@ -1,72 +1,11 @@
-// A text as SMPP carries it: the encoding `countSegments` picks (GSM-7 when every
-// character is in GSM 03.38, else UCS-2), cut into the same number of parts it counts,
-// each part a whole number of characters so no escape pair or surrogate pair is split.
-// Long texts travel as concatenated parts with a UDH, or whole in message_payload.
-import { SEGMENT_LIMITS, type SmsEncoding } from '@switchboard/sdk/segments';
-import { DataCoding, EsmClass } from './pdu.ts';
-import { encodeUcs2, gsmSeptets } from './gsm7.ts';
+// A text as submit_sm carries it: one short_message, or several parts behind a
+// concatenation UDH, or one message_payload; and the UDH of a part that comes back.
+import { EsmClass } from './pdu.ts';
+import { encodeText } from './gsm7.ts';
 import type { Tlvs } from './tlv.ts';
 
 /** How a text longer than one SMS is submitted; set per connection. */
 export type LongMessageMode = 'udh' | 'payload';
-
-/** A text encoded and cut into the parts a carrier bills. */
-export interface EncodedText {
-  encoding: SmsEncoding;
-  dataCoding: number;
-  /** Length in the encoding's units: septets (GSM-7) or UTF-16 code units (UCS-2). */
-  units: number;
-  /** The whole text's octets: unpacked septets, or UTF-16BE. */
-  bytes: Buffer;
-  /** Each part's octets, without a header; empty for an empty text. */
-  parts: Buffer[];
-}
-
-/** Octets per unit: a septet is sent as one octet, a UTF-16 code unit as two. */
-const OCTETS_PER_UNIT: Record<SmsEncoding, number> = { 'GSM-7': 1, 'UCS-2': 2 };
-
-/** Each character's octets, in order; GSM-7 when all have a code, else UCS-2. */
-function characters(text: string): { encoding: SmsEncoding; chars: Buffer[] } {
-  const chars = Array.from(text);
-  const gsm: Buffer[] = [];
-  for (const char of chars) {
-    const septets = gsmSeptets(char);
-    if (septets === null) return { encoding: 'UCS-2', chars: chars.map(encodeUcs2) };
-    gsm.push(Buffer.from(septets));
-  }
-  return { encoding: 'GSM-7', chars: gsm };
-}
-
-/**
- * Encodes `text` and cuts it into parts by the rule `countSegments` counts with: one part
- * up to 160 septets / 70 code units, else parts of at most 153 / 67, a character that does
- * not fit whole opening the next part.
- */
-export function encodeText(text: string): EncodedText {
-  const { encoding, chars } = characters(text);
-  const unit = OCTETS_PER_UNIT[encoding];
-  const bytes = Buffer.concat(chars);
-  const units = bytes.length / unit;
-  const limits = SEGMENT_LIMITS[encoding];
-  const dataCoding = encoding === 'GSM-7' ? DataCoding.DEFAULT : DataCoding.UCS2;
-  if (units === 0) return { encoding, dataCoding, units, bytes, parts: [] };
-  if (units <= limits.single) return { encoding, dataCoding, units, bytes, parts: [bytes] };
-  const parts: Buffer[] = [];
-  let current: Buffer[] = [];
-  let used = 0;
-  for (const char of chars) {
-    const cost = char.length / unit;
-    if (used + cost > limits.multipart) {
-      parts.push(Buffer.concat(current));
-      current = [];
-      used = 0;
-    }
-    current.push(char);
-    used += cost;
-  }
-  parts.push(Buffer.concat(current));
-  return { encoding, dataCoding, units, bytes, parts };
-}
 
 /** The fields of one submit_sm that carry a part of a text. */
 export interface TextPart {

@@ -10,7 +10,8 @@ import { NotSent, SmppError, SmppStatusError, Throttled } from './errors.ts';
 import { DEFAULT_MAX_PDU_LENGTH } from './framer.ts';
 import { classifyDelivery, type DefaultAlphabet, type Delivery, type Inbound } from './inbound.ts';
 import { SmppLink } from './link.ts';
-import { textParts, encodeText, type LongMessageMode } from './message-text.ts';
+import { encodeText } from './gsm7.ts';
+import { textParts, type LongMessageMode } from './message-text.ts';
 import {
   DEFAULT_BACKOFF,
   TokenBucket,
