@@ -29,6 +29,13 @@ export const CHROMIUM: DebianPeer = {
   override: 'SWITCHBOARD_CHROMIUM',
 };
 
+export const NET_SMPP: DebianPeer = {
+  what: 'Net::SMPP (the SMSC the SMPP session suites talk to)',
+  path: process.env.SWITCHBOARD_NET_SMPP ?? '/usr/share/perl5/Net/SMPP.pm',
+  packages: ['libnet-smpp-perl'],
+  override: 'SWITCHBOARD_NET_SMPP',
+};
+
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;

@@ -5,6 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import {
   CHROMIUM,
+  NET_SMPP,
   ensureDebianPeers,
   postgresAnswers,
   startThrowawayPostgres,
@@ -33,13 +34,23 @@ for (const [name, command, args] of steps) {
 const files = only.length > 0 ? only : globSync('packages/*/test/**/*.test.ts').sort();
 const env: NodeJS.ProcessEnv = { ...process.env };
 
-// The browser suites drive the softphone the server serves from packages/web/dist: build it
-// from the sources being tested, never test a stale bundle. Checked up front: a suite whose
-// browser cannot start fails in its `before` and leaves its server open, so the run would
-// wait instead of ending.
-if (files.some((file) => file.includes('packages/web/'))) {
-  const problem = ensureDebianPeers([CHROMIUM]);
+// Programs from Debian that some suites drive, installed in one go when missing: Chromium for
+// the browser suites, Net::SMPP for the SMPP session suites' second SMSC (test/support/smsc.pl).
+// Checked up front: a suite whose browser cannot start fails in its `before` and leaves its
+// server open, so the run would wait instead of ending.
+const browser = files.some((file) => file.includes('packages/web/'));
+const peers = [
+  ...(browser ? [CHROMIUM] : []),
+  ...(files.some((file) => file.includes('/smpp-session')) ? [NET_SMPP] : []),
+];
+if (peers.length > 0) {
+  const problem = ensureDebianPeers(peers);
   if (problem) stop(problem);
+}
+
+// The browser suites drive the softphone the server serves from packages/web/dist: build it
+// from the sources being tested, never test a stale bundle.
+if (browser) {
   process.stdout.write('\n> build the softphone\n');
   const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (build.status !== 0) stop('build failed.', build.status ?? 1);
