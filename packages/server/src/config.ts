@@ -42,6 +42,8 @@ export interface Config {
   secretKey: string | null;
   /** Days webhook events and their attempts are kept (workers/retention-sweep.ts). */
   retentionDays: number;
+  /** Hours a live send waits for its carrier connection to bind before it fails (domain/submission-retry.ts). */
+  liveQueueHours: number;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -147,6 +149,14 @@ export function loadConfig(
     1,
     36_500,
   );
+  const liveQueueHours = integer(
+    problems,
+    'SWITCHBOARD_LIVE_QUEUE_HOURS',
+    env.SWITCHBOARD_LIVE_QUEUE_HOURS,
+    24,
+    1,
+    720,
+  );
   const unauthenticatedRateLimit = integer(
     problems,
     'SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT',
@@ -198,5 +208,6 @@ export function loadConfig(
     deepLinkScheme: scheme,
     secretKey: env.SWITCHBOARD_SECRET_KEY || null,
     retentionDays,
+    liveQueueHours,
   };
 }

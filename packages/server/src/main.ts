@@ -18,6 +18,13 @@ import { BackupRefused, postgresRecipe } from './backup/backup-files.ts';
 import { restoreBackup } from './backup/restore-backup.ts';
 import { takeBackup } from './backup/take-backup.ts';
 import { authenticateApiKey, type ApiKeyPrincipal } from './commands/authenticate-api-key.ts';
+import {
+  addCarrierConnection,
+  carrierInput,
+  describeCarriers,
+  listCarrierConnections,
+  removeCarrierConnection,
+} from './cli/carriers.ts';
 import { startServer } from './server.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -28,7 +35,14 @@ Commands:
   accounts create --name NAME                         create an account with sandbox numbers
   keys create --account ACCT --mode test|live         issue an API key (its secret is shown once)
   keys revoke KEY_ID                                  revoke a key (refused on the next request)
-  numbers add --account ACCT --mode test|live E164    provision a number on an account
+  numbers add --account ACCT --mode test|live E164 [--carrier CAR_ID]
+                                                      provision a number (live: through a connection)
+  carriers add --account ACCT --type smpp --host H [--port N] --system-id ID --password PW
+      [--system-type T] [--tls] [--window N] [--throughput N] [--long-messages udh|payload]
+      [--receipt-ids dec|hex] [--bind-mode transceiver|pair]
+                                                      add a live carrier connection
+  carriers list --account ACCT                        the account's connections and their state
+  carriers remove CAR_ID                              remove a connection
   users create --account ACCT --email E --password P [--name N] [--role owner|member]
                                                       create a softphone login
   mcp                                                 serve the AI-agent tools over stdio, acting
@@ -55,6 +69,17 @@ const OPTIONS = {
   to: { type: 'string' },
   from: { type: 'string' },
   force: { type: 'boolean' },
+  carrier: { type: 'string' },
+  type: { type: 'string' },
+  host: { type: 'string' },
+  'system-id': { type: 'string' },
+  'system-type': { type: 'string' },
+  tls: { type: 'boolean' },
+  window: { type: 'string' },
+  throughput: { type: 'string' },
+  'long-messages': { type: 'string' },
+  'receipt-ids': { type: 'string' },
+  'bind-mode': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -258,10 +283,30 @@ async function run(argv: string[]): Promise<void> {
       if (!phone) throw new UsageError('numbers add needs an E.164 number');
       const accountId = required(values, 'account');
       const mode = modeOption(values);
+      const carrierId = values.carrier;
       const number = await withStore(config, (s) =>
-        s.write((tx) => addNumber(tx, { accountId, mode, phone }, deps)),
+        s.write((tx) => addNumber(tx, { accountId, mode, phone, carrierId }, deps)),
       );
       return print(json, number, `Added ${number.phone} to ${number.accountId} (${number.mode})`);
+    }
+    case 'carriers add': {
+      const accountId = required(values, 'account');
+      const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
+      const connection = await withStore(config, (s) =>
+        addCarrierConnection(s, accountId, carrierInput(values), { clock: systemClock, secrets }),
+      );
+      return print(json, connection, `Added ${connection.id} (${connection.type}) to ${accountId}`);
+    }
+    case 'carriers list': {
+      const accountId = required(values, 'account');
+      const list = await withStore(config, (s) => listCarrierConnections(s, accountId, systemClock));
+      return print(json, list, describeCarriers(list.data));
+    }
+    case 'carriers remove': {
+      const id = rest[0];
+      if (!id) throw new UsageError('carriers remove needs a CAR_ID');
+      const removed = await withStore(config, (s) => removeCarrierConnection(s, id, systemClock));
+      return print(json, removed, `Removed ${removed.id}`);
     }
     case 'users create': {
       const accountId = required(values, 'account');

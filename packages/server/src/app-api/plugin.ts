@@ -1,5 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
+import { carrierRoutes } from './routes/carriers.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { directoryRoutes } from './routes/directory.ts';
 import { inboxRoutes } from './routes/inbox.ts';
@@ -19,4 +20,5 @@ export async function appApi(app: FastifyInstance): Promise<void> {
   await app.register(inboxRoutes);
   await app.register(directoryRoutes);
   await app.register(dashboardRoutes);
+  await app.register(carrierRoutes);
 }

@@ -54,6 +54,19 @@ export class CarrierRejection extends Error {
   }
 }
 
+/**
+ * Nothing was handed to the carrier: its connection is not bound here (connecting, failed,
+ * paused, held by another instance) or asked for a pause (SMPP throttling). The submission
+ * waits without spending an attempt, until it binds or the queue's expiry
+ * (docs/behaviour.md#carrier-connections) fails it as `unreachable`.
+ */
+export class CarrierUnavailable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CarrierUnavailable';
+  }
+}
+
 /** A delivery report for an earlier submission. */
 export interface DeliveryReceipt {
   carrierRef: string;

@@ -7,6 +7,8 @@ import { findAccount } from '../store/repos/accounts.ts';
 import { findPhoneNumber, insertPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
+import { findCarrierConnection } from '../store/repos/carrier-connections.ts';
+import { accountScoped } from '../store/scope.ts';
 
 /** A number provisioned on an account. */
 export interface ProvisionedNumber {
@@ -14,6 +16,8 @@ export interface ProvisionedNumber {
   accountId: string;
   mode: Mode;
   phone: string;
+  /** The live connection its texts go through; null: the account's first. */
+  carrierId: string | null;
 }
 
 /**
@@ -22,7 +26,7 @@ export interface ProvisionedNumber {
  */
 export async function addNumber(
   tx: WriteTx,
-  input: { accountId: string; mode: Mode; phone: string },
+  input: { accountId: string; mode: Mode; phone: string; carrierId?: string | undefined },
   deps: CommandDeps,
 ): Promise<ProvisionedNumber> {
   if (!isE164(input.phone)) {
@@ -34,6 +38,15 @@ export async function addNumber(
   if (!(await findAccount(tx.db, input.accountId))) {
     throw new ApiError('not_found', `No such account: '${input.accountId}'.`);
   }
+  const carrierId = input.carrierId ?? null;
+  if (carrierId !== null) {
+    if (input.mode !== 'live') {
+      throw validationError('carrier', 'Only live numbers go through a carrier connection.');
+    }
+    if (!(await findCarrierConnection(accountScoped(tx.db, input.accountId), carrierId))) {
+      throw validationError('carrier', `No carrier connection '${carrierId}' on this account.`);
+    }
+  }
   if (await findPhoneNumber(tx.db, input.mode, input.phone)) {
     throw validationError('phone', `${input.phone} is already provisioned in ${input.mode} mode.`);
   }
@@ -44,9 +57,16 @@ export async function addNumber(
     mode: input.mode,
     phone: input.phone,
     created_at: now,
+    carrier_id: carrierId,
   };
   await insertPhoneNumber(tx.db, row);
-  return { id: row.id, accountId: row.account_id, mode: row.mode, phone: row.phone };
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    mode: row.mode,
+    phone: row.phone,
+    carrierId,
+  };
 }
 
 /** Picks a free sandbox number and provisions it in test mode. */

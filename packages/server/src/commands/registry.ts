@@ -2,7 +2,10 @@ import type { Mode } from '../domain/modes.ts';
 import type { UserRow } from '../store/repos/users.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from './context.ts';
+import { addCarrier, type AddCarrierInput } from './add-carrier.ts';
 import { createApiKey } from './create-api-key.ts';
+import { pauseCarrier } from './pause-carrier.ts';
+import { removeCarrier } from './remove-carrier.ts';
 import { createContact, type CreateContactInput } from './create-contact.ts';
 import { createUser } from './create-user.ts';
 import { markConversationRead } from './mark-conversation-read.ts';
@@ -104,6 +107,15 @@ export const COMMANDS = {
   createSession: (tx: WriteTx, c: CommandContext, i: { user: UserRow }) =>
     createSession(tx, i.user, c),
   endSession: (tx: WriteTx, _c: CommandContext, i: { token: string }) => endSession(tx, i.token),
+  addCarrier: (tx: WriteTx, c: CommandContext, i: { accountId: string; input: AddCarrierInput }) =>
+    addCarrier(tx, i.accountId, i.input, c),
+  pauseCarrier: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { accountId: string; id: string; paused: boolean },
+  ) => pauseCarrier(tx, i, c),
+  removeCarrier: (tx: WriteTx, c: CommandContext, i: { id: string; accountId?: string }) =>
+    removeCarrier(tx, i, c),
 } as const;
 
 /** The name of a command of the registry. */

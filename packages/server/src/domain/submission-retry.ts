@@ -17,6 +17,30 @@ export const SUBMISSION_RETRY_DELAYS_MS: readonly number[] = Object.freeze([
   60 * MINUTE,
 ]);
 
+/**
+ * How long a live send waits for its carrier connection to bind (CarrierUnavailable) before
+ * it fails as `unreachable`, unless SWITCHBOARD_LIVE_QUEUE_HOURS says otherwise.
+ */
+export const DEFAULT_QUEUE_EXPIRY_MS = 24 * 60 * MINUTE;
+
+/** The wait before a send whose connection is not bound is tried again: short, as a bind is. */
+export const UNAVAILABLE_RETRY_MS = 2 * SECOND;
+
+/**
+ * When a submission whose connection is unavailable is tried again (epoch ms), or null once
+ * it has waited past `expiryMs` since its message was accepted. No attempt is spent.
+ */
+export function nextWaitingAttemptAt(
+  acceptedAt: number,
+  now: number,
+  expiryMs: number,
+  random: () => number,
+): number | null {
+  if (now - acceptedAt >= expiryMs) return null;
+  const wait = Math.round(UNAVAILABLE_RETRY_MS * (1 + (random() * 2 - 1) * SUBMISSION_RETRY_JITTER));
+  return Math.min(now + wait, acceptedAt + expiryMs);
+}
+
 /** Attempts made before the recipient fails as `unreachable`: the first and seven retries. */
 export const SUBMISSION_MAX_ATTEMPTS = SUBMISSION_RETRY_DELAYS_MS.length + 1;
 

@@ -32,6 +32,8 @@ export interface PhoneNumbersTable {
   mode: Mode;
   phone: string;
   created_at: number;
+  /** The live connection its texts go through; null: the account's first (migration 016). */
+  carrier_id: string | null;
 }
 
 export interface UsersTable {
@@ -222,7 +224,35 @@ export interface SessionsTable {
 }
 
 /** The whole database, as Kysely sees it. */
+/** A live carrier connection's configuration (migration 016). */
+export interface CarrierConnectionsTable {
+  id: string;
+  account_id: string;
+  type: 'smpp';
+  /** Shown settings (domain/carrier-settings.ts), as JSON. */
+  settings_json: string;
+  /** The credentials, sealed (lib/secret-box.ts). */
+  secret_sealed: string;
+  paused: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+/** A connection's live state, written by the instance that holds its bind. */
+export interface CarrierBindsTable {
+  connection_id: string;
+  holder: string | null;
+  lease_until: number;
+  status: string;
+  last_error: string | null;
+  stats_json: string;
+  updated_at: number;
+}
+
 export interface DB {
+  carrier_connections: CarrierConnectionsTable;
+  carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

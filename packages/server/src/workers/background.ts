@@ -6,7 +6,8 @@ import type { WebhookPoster } from '../delivery/post-webhook.ts';
 import { WebhookWorker } from '../delivery/webhook-worker.ts';
 import type { Carrier, CarrierHandlers, DeliveryReceipt } from '../carriers/carrier.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
-import { unconfiguredCarrier } from '../carriers/unconfigured-carrier.ts';
+import { LiveCarrier } from '../carriers/live/live-carrier.ts';
+import { smppAdapter } from '../carriers/smpp/smpp-carrier.ts';
 import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
 import { onLane, type Store } from '../store/store.ts';
@@ -20,8 +21,8 @@ export interface Background {
 
 /**
  * Starts the carrier side: the sandbox carrier for test mode, the live
- * carrier (none configured yet: sends fail as `unreachable`) and the
- * dispatcher that feeds them. Everything they report lands in commands.
+ * carrier (the accounts' carrier connections; without one, a live send fails as
+ * `unreachable`) and the dispatcher that feeds them. Everything they report lands in commands.
  * Also the webhook worker and the retention sweep.
  */
 export async function startBackground(deps: {
@@ -76,7 +77,13 @@ export async function startBackground(deps: {
       delayMs: config.sandboxDelayMs,
       logger: logger.child({ carrier: 'sandbox' }),
     }),
-    live: unconfiguredCarrier(),
+    live: new LiveCarrier({
+      store,
+      clock,
+      secrets,
+      logger: logger.child({ carrier: 'live' }),
+      factories: { smpp: smppAdapter },
+    }),
   };
   await carriers.test.start(handlers);
   await carriers.live.start(handlers);
@@ -85,6 +92,7 @@ export async function startBackground(deps: {
     carriers,
     clock,
     logger: logger.child({ worker: 'dispatcher' }),
+    queueExpiryMs: config.liveQueueHours * 3_600_000,
   });
   dispatcher.start();
   // The HTTP part of each attempt: made by whoever was given (the HTTP thread of `serve`),

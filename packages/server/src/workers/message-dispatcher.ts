@@ -1,4 +1,9 @@
-import { CarrierRejection, type Carrier, type Submission } from '../carriers/carrier.ts';
+import {
+  CarrierRejection,
+  CarrierUnavailable,
+  type Carrier,
+  type Submission,
+} from '../carriers/carrier.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
@@ -9,13 +14,18 @@ import { findMessagesByIds, findRecipient, type MessageRow } from '../store/repo
 import { recordCarrierRefs, type CarrierRef } from '../store/repos/recipient-moves.ts';
 import {
   claimSubmissions,
+  deferSubmission,
   nextSubmissionDue,
   rescheduleSubmission,
   type ClaimedSubmission,
 } from '../store/repos/submissions.ts';
 import { recipientsOptedOut } from '../store/repos/opt-outs.ts';
 import { decideRecipient } from '../domain/recipient-policy.ts';
-import { nextSubmissionAttemptAt } from '../domain/submission-retry.ts';
+import {
+  DEFAULT_QUEUE_EXPIRY_MS,
+  nextSubmissionAttemptAt,
+  nextWaitingAttemptAt,
+} from '../domain/submission-retry.ts';
 import type { Store } from '../store/store.ts';
 
 /** A claim not settled within this lease is taken again (its worker died mid-submit). */
@@ -25,6 +35,7 @@ type Outcome =
   | { kind: 'accepted'; carrierRef: string }
   | { kind: 'rejected'; error: CarrierRejection }
   | { kind: 'transient'; error: unknown }
+  | { kind: 'waiting'; error: CarrierUnavailable; acceptedAt: number }
   | { kind: 'opted_out' }
   | { kind: 'gone' };
 
@@ -60,6 +71,7 @@ export class MessageDispatcher {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #random: () => number;
+  readonly #queueExpiryMs: number;
   readonly #pump: Pump;
   readonly #wake = () => this.#pump.wake();
 
@@ -70,12 +82,15 @@ export class MessageDispatcher {
     logger: Logger;
     /** Uniform in [0, 1): the retry schedule's jitter (tests pin it). */
     random?: () => number;
+    /** How long a send waits for an unbound connection (domain/submission-retry.ts). */
+    queueExpiryMs?: number;
   }) {
     this.#store = options.store;
     this.#carriers = options.carriers;
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#random = options.random ?? Math.random;
+    this.#queueExpiryMs = options.queueExpiryMs ?? DEFAULT_QUEUE_EXPIRY_MS;
     this.#pump = new Pump({
       round: () => this.#round(),
       clock: options.clock,
@@ -113,6 +128,9 @@ export class MessageDispatcher {
       return { kind: 'accepted', carrierRef };
     } catch (error) {
       if (error instanceof CarrierRejection) return { kind: 'rejected', error };
+      if (error instanceof CarrierUnavailable) {
+        return { kind: 'waiting', error, acceptedAt: message.created_at };
+      }
       return { kind: 'transient', error };
     }
   }
@@ -185,6 +203,13 @@ export class MessageDispatcher {
             await rescheduleSubmission(tx.db, row.message_id, row.phone, retryAt, error);
             continue;
           }
+          if (outcome.kind === 'waiting') {
+            const at = nextWaitingAttemptAt(outcome.acceptedAt, now, this.#queueExpiryMs, this.#random);
+            if (at !== null) {
+              await deferSubmission(tx.db, row.message_id, row.phone, at, outcome.error.message);
+              continue;
+            }
+          }
           if (outcome.kind === 'accepted') continue;
           if (outcome.kind === 'gone') {
             // A recipient whose message is not there has nothing to submit, ever.
@@ -197,7 +222,7 @@ export class MessageDispatcher {
             await transitionRecipient(tx, recipient, 'failed', outcome.error.reason, deps);
           } else if (outcome.kind === 'opted_out') {
             await transitionRecipient(tx, recipient, 'failed', 'opted_out', deps);
-          } else if (outcome.kind === 'transient') {
+          } else if (outcome.kind === 'transient' || outcome.kind === 'waiting') {
             await transitionRecipient(tx, recipient, 'failed', 'unreachable', deps);
           }
         }

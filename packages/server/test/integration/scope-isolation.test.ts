@@ -10,6 +10,10 @@ import type { Mode } from '../../src/domain/modes.ts';
 import { listApiKeys } from '../../src/store/repos/api-keys.ts';
 import { listCalls } from '../../src/store/repos/calls.ts';
 import {
+  findCarrierConnection,
+  listCarrierConnections,
+} from '../../src/store/repos/carrier-connections.ts';
+import {
   findContact,
   findNewestContactByPhone,
   listContacts,
@@ -83,6 +87,20 @@ async function seed(store: Store): Promise<void> {
           role: 'owner',
           password_hash: 'x',
           created_at: AT,
+        })
+        .execute();
+      await db
+        .insertInto('carrier_connections')
+        .values({
+          id: `car_${accountId}`,
+          account_id: accountId,
+          type: 'smpp',
+          settings_json: '{}',
+          secret_sealed: 'sealed',
+          paused: 0,
+          created_at: AT,
+          updated_at: AT,
+          deleted_at: null,
         })
         .execute();
     }
@@ -391,6 +409,19 @@ const WALKS: Record<string, Walk> = {
       ...ids(await listApiKeys(accountScoped(s.db, s.accountId), s.mode)),
     ],
     expect: (o) => [`key_${o.accountId}_live`, `key_${o.accountId}_test`, `key_${o.tag}`],
+  },
+  'carrier-connections:findCarrierConnection': {
+    run: (s) =>
+      found(
+        ['acct_a', 'acct_b'].map((a) =>
+          findCarrierConnection(accountScoped(s.db, s.accountId), `car_${a}`),
+        ),
+      ),
+    expect: (o) => [`car_${o.accountId}`],
+  },
+  'carrier-connections:listCarrierConnections': {
+    run: async (s) => ids(await listCarrierConnections(accountScoped(s.db, s.accountId))),
+    expect: (o) => [`car_${o.accountId}`],
   },
   'users:listUsers': {
     run: async (s) => ids(await listUsers(accountScoped(s.db, s.accountId))),

@@ -102,3 +102,24 @@ export type Push =
   | { type: 'call.created'; call: Call; contactName: string | null }
   | { type: 'contact.changed'; contact: Contact }
   | { type: 'conversation.read'; conversationId: string };
+
+/** A live carrier connection, as the dashboard shows it (never its password). */
+export interface CarrierConnection {
+  id: string;
+  type: 'smpp';
+  host: string;
+  port: number;
+  systemId: string;
+  window: number;
+  throughput: number;
+  longMessages: 'udh' | 'payload';
+  receiptIds: 'dec' | 'hex';
+  tls: boolean;
+  status: 'connecting' | 'bound' | 'failed' | 'paused' | 'stopped';
+  lastError: string | null;
+  paused: boolean;
+  inFlight: number;
+  sentLastMinute: number;
+  receivedLastMinute: number;
+  createdAt: string;
+}

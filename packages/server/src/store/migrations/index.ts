@@ -14,6 +14,7 @@ import * as autoReplies from './012-auto-replies.ts';
 import * as retentionIndexes from './013-retention-indexes.ts';
 import * as eventsInRecoveryOrder from './014-events-in-recovery-order.ts';
 import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
+import * as carrierConnections from './016-carrier-connections.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '013-retention-indexes': retentionIndexes,
   '014-events-in-recovery-order': eventsInRecoveryOrder,
   '015-forget-secrets-in-clear': forgetSecretsInClear,
+  '016-carrier-connections': carrierConnections,
 };
 
 /** Kysely's migration provider over the list above. */

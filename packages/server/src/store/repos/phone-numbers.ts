@@ -20,6 +20,41 @@ export function listPhoneNumbers(scope: Scope): Promise<PhoneNumberRow[]> {
 }
 
 /**
+ * The live connection a text from `phone` leaves through: the number's own, or its account's
+ * first (oldest) connection; undefined when the number is not live or its account has none.
+ * Removed connections are passed over.
+ */
+export async function findLiveRoute(
+  db: Kysely<DB>,
+  phone: string,
+): Promise<{ connectionId: string } | undefined> {
+  const row = await db
+    .selectFrom('phone_numbers as pn')
+    .select((eb) =>
+      eb.fn
+        .coalesce(
+          eb
+            .selectFrom('carrier_connections as own')
+            .select('own.id')
+            .whereRef('own.id', '=', 'pn.carrier_id')
+            .where('own.deleted_at', 'is', null),
+          eb
+            .selectFrom('carrier_connections as first')
+            .select('first.id')
+            .whereRef('first.account_id', '=', 'pn.account_id')
+            .where('first.deleted_at', 'is', null)
+            .orderBy('first.id')
+            .limit(1),
+        )
+        .as('connection_id'),
+    )
+    .where('pn.mode', '=', 'live')
+    .where('pn.phone', '=', phone)
+    .executeTakeFirst();
+  return row?.connection_id ? { connectionId: row.connection_id } : undefined;
+}
+
+/**
  * The number in a mode, whichever account holds it: routing (which account a text to it
  * belongs to), not a read of account data. A caller checks the holder against its actor.
  */

@@ -65,6 +65,25 @@ export async function rescheduleSubmission(
     .execute();
 }
 
+/**
+ * Puts a claimed submission back without spending its attempt (its carrier connection was
+ * not bound: nothing was sent), to be tried at `runAt`.
+ */
+export async function deferSubmission(
+  db: Kysely<DB>,
+  messageId: string,
+  phone: string,
+  runAt: number,
+  error: string,
+): Promise<void> {
+  await db
+    .updateTable('message_recipients')
+    .set((eb) => ({ run_at: runAt, last_error: error, attempts: eb('attempts', '-', 1) }))
+    .where('message_id', '=', messageId)
+    .where('phone', '=', phone)
+    .execute();
+}
+
 // Compiled once: the dispatcher asks after every round that leaves work behind.
 const selectNextDue = compiled((db: Kysely<DB>) =>
   db

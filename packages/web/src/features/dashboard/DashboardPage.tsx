@@ -3,6 +3,7 @@ import { useSession } from '../../lib/session.tsx';
 import { NotFound } from '../shell/NotFound.tsx';
 import { usePageTitle } from '../shell/AppShell.tsx';
 import { ApiKeysSection } from './ApiKeysSection.tsx';
+import { CarriersSection } from './CarriersSection.tsx';
 import { NumbersSection } from './NumbersSection.tsx';
 import { SettingsSection } from './SettingsSection.tsx';
 import { TeamSection } from './TeamSection.tsx';
@@ -12,11 +13,12 @@ const SECTIONS = [
   { id: 'keys', label: 'API keys', Component: ApiKeysSection },
   { id: 'webhooks', label: 'Webhooks', Component: WebhooksSection },
   { id: 'numbers', label: 'Numbers & opt-outs', Component: NumbersSection },
+  { id: 'carriers', label: 'Carriers', Component: CarriersSection },
   { id: 'team', label: 'Team', Component: TeamSection },
   { id: 'settings', label: 'Settings', Component: SettingsSection },
 ] as const;
 
-/** The owners' dashboard: keys, webhooks, numbers and opt-outs, the team, and settings. */
+/** The owners' dashboard: keys, webhooks, numbers and opt-outs, carriers, the team, and settings. */
 export function DashboardPage(props: { section: string }) {
   const { me, mode } = useSession();
   const current = SECTIONS.find((s) => s.id === props.section);

@@ -1,0 +1,48 @@
+import type { SmppSettings } from '../domain/carrier-settings.ts';
+import type { CarrierBindRow, CarrierConnectionRow } from '../store/repos/carrier-connections.ts';
+import { isoTime } from './time.ts';
+
+/** What the holder of a bind counts (carriers/live/live-carrier.ts). */
+export interface CarrierStats {
+  inFlight: number;
+  sentLastMinute: number;
+  receivedLastMinute: number;
+}
+
+/** A connection as the CLI and the dashboard show it: its settings and live state, never its password. */
+export interface CarrierConnectionView extends SmppSettings, CarrierStats {
+  id: string;
+  object: 'carrier_connection';
+  type: 'smpp';
+  accountId: string;
+  /** `connecting`, `bound`, `failed`, `paused`, or `stopped` (no instance holds it). */
+  status: string;
+  lastError: string | null;
+  paused: boolean;
+  createdAt: string;
+}
+
+const NO_STATS: CarrierStats = { inFlight: 0, sentLastMinute: 0, receivedLastMinute: 0 };
+
+/** A connection row and its bind's state (none yet: not bound by any instance). */
+export function presentCarrierConnection(
+  row: CarrierConnectionRow,
+  bind: CarrierBindRow | null,
+  now: number,
+): CarrierConnectionView {
+  // A lease that ran out is a bind nobody holds: its last words are stale.
+  const held = bind !== null && bind.holder !== null && bind.lease_until > now;
+  const status = row.paused ? 'paused' : held ? bind.status : bind ? 'stopped' : 'connecting';
+  return {
+    id: row.id,
+    object: 'carrier_connection',
+    type: row.type,
+    accountId: row.account_id,
+    ...(JSON.parse(row.settings_json) as SmppSettings),
+    status,
+    lastError: bind?.last_error ?? null,
+    paused: row.paused === 1,
+    ...(held ? { ...NO_STATS, ...(JSON.parse(bind.stats_json) as Partial<CarrierStats>) } : NO_STATS),
+    createdAt: isoTime(row.created_at),
+  };
+}
