@@ -39,6 +39,11 @@ export interface Submission {
 export interface SubmitResult {
   /** The carrier's id of the submission; receipts refer to it. */
   carrierRef: string;
+  /**
+   * When the text left as several carrier messages (a long SMS), each part's id, in order;
+   * the first is `carrierRef`. Each part has its own receipt.
+   */
+  partRefs?: string[];
 }
 
 /**

@@ -250,7 +250,19 @@ export interface CarrierBindsTable {
   updated_at: number;
 }
 
+/** A part of a long text and its own receipt (migration 017). */
+export interface CarrierPartsTable {
+  part_ref: string;
+  carrier_ref: string;
+  part: number;
+  parts: number;
+  status: 'sent' | 'delivered' | 'failed';
+  failure_reason: string | null;
+  created_at: number;
+}
+
 export interface DB {
+  carrier_parts: CarrierPartsTable;
   carrier_connections: CarrierConnectionsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;

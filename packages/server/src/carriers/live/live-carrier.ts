@@ -23,10 +23,12 @@ import {
   CarrierUnavailable,
   type Carrier,
   type CarrierHandlers,
+  type DeliveryReceipt,
   type Submission,
   type SubmitResult,
 } from '../carrier.ts';
 import { MinuteCounter } from './minute-counter.ts';
+import { recordParts, wholeTextReceipt } from './part-receipts.ts';
 
 /** A connection's state, as its adapter reports it. */
 export interface AdapterState {
@@ -127,9 +129,12 @@ export class LiveCarrier implements Carrier {
     if (!running) {
       throw new CarrierUnavailable(`Carrier connection ${route.connectionId} is not bound here.`);
     }
-    const { carrierRef } = await running.adapter.submit(submission);
-    running.sent.add(this.#clock.now());
-    return { carrierRef: `${running.row.id}/${carrierRef}` };
+    const { carrierRef, partRefs } = await running.adapter.submit(submission);
+    const now = this.#clock.now();
+    running.sent.add(now);
+    const named = (ref: string) => `${running.row.id}/${ref}`;
+    if (partRefs && partRefs.length > 1) await recordParts(this.#store, partRefs.map(named), now);
+    return { carrierRef: named(carrierRef) };
   }
 
   /** Brings the bound connections in line with the configuration and renews leases; one at a time. */
@@ -183,8 +188,13 @@ export class LiveCarrier implements Carrier {
     this.#running.set(row.id, running);
     const handlers = this.#handlers!;
     await adapter.start({
-      receipts: (receipts) =>
-        handlers.receipts(receipts.map((r) => ({ ...r, carrierRef: `${row.id}/${r.carrierRef}` }))),
+      receipts: async (receipts) => {
+        const whole: DeliveryReceipt[] = [];
+        for (const r of receipts) {
+          whole.push(await wholeTextReceipt(this.#store, { ...r, carrierRef: `${row.id}/${r.carrierRef}` }));
+        }
+        return handlers.receipts(whole);
+      },
       inbound: async (text) => {
         await handlers.inbound(text);
         running.received.add(this.#clock.now());

@@ -15,6 +15,7 @@ import * as retentionIndexes from './013-retention-indexes.ts';
 import * as eventsInRecoveryOrder from './014-events-in-recovery-order.ts';
 import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
 import * as carrierConnections from './016-carrier-connections.ts';
+import * as carrierParts from './017-carrier-parts.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '014-events-in-recovery-order': eventsInRecoveryOrder,
   '015-forget-secrets-in-clear': forgetSecretsInClear,
   '016-carrier-connections': carrierConnections,
+  '017-carrier-parts': carrierParts,
 };
 
 /** Kysely's migration provider over the list above. */
