@@ -299,7 +299,9 @@ async function run(argv: string[]): Promise<void> {
     }
     case 'carriers list': {
       const accountId = required(values, 'account');
-      const list = await withStore(config, (s) => listCarrierConnections(s, accountId, systemClock));
+      const list = await withStore(config, (s) =>
+        listCarrierConnections(s, accountId, systemClock),
+      );
       return print(json, list, describeCarriers(list.data));
     }
     case 'carriers remove': {

@@ -6,10 +6,7 @@ import {
   type CarrierConnectionView,
 } from '../presenters/carrier-connection.ts';
 import { findAccount } from '../store/repos/accounts.ts';
-import {
-  CARRIER_CHANGED,
-  insertCarrierConnection,
-} from '../store/repos/carrier-connections.ts';
+import { CARRIER_CHANGED, insertCarrierConnection } from '../store/repos/carrier-connections.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 

@@ -1,5 +1,8 @@
 import { ApiError } from '../domain/errors.ts';
-import { presentCarrierConnection, type CarrierConnectionView } from '../presenters/carrier-connection.ts';
+import {
+  presentCarrierConnection,
+  type CarrierConnectionView,
+} from '../presenters/carrier-connection.ts';
 import {
   CARRIER_CHANGED,
   findCarrierConnection,

@@ -90,7 +90,12 @@ function integer(value: unknown, param: string, min: number, max: number, fallba
   return n;
 }
 
-function oneOf<T extends string>(value: unknown, param: string, allowed: readonly T[], fallback: T): T {
+function oneOf<T extends string>(
+  value: unknown,
+  param: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined || value === null || value === '') return fallback;
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
     throw validationError(param, `${param} must be one of ${allowed.join(', ')}.`);
@@ -99,7 +104,10 @@ function oneOf<T extends string>(value: unknown, param: string, allowed: readonl
 }
 
 /** Checks an SMPP connection's settings; the shown part and the sealed part. */
-export function parseSmppSettings(input: SmppInput): { settings: SmppSettings; secret: SmppSecret } {
+export function parseSmppSettings(input: SmppInput): {
+  settings: SmppSettings;
+  secret: SmppSecret;
+} {
   const host = text(input.host, 'host', 253, true);
   if (!HOST.test(host)) throw validationError('host', 'host must be a host name or an IP address.');
   const tls = input.tls ?? SMPP_DEFAULTS.tls;

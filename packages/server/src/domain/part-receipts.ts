@@ -11,7 +11,8 @@ export interface PartState {
 /** The status of the whole text, from its parts' in order. */
 export function wholeTextStatus(parts: readonly PartState[]): PartState {
   const failed = parts.find((p) => p.status === 'failed');
-  if (failed) return { status: 'failed', failureReason: failed.failureReason ?? 'carrier_rejected' };
+  if (failed)
+    return { status: 'failed', failureReason: failed.failureReason ?? 'carrier_rejected' };
   if (parts.length > 0 && parts.every((p) => p.status === 'delivered')) {
     return { status: 'delivered', failureReason: null };
   }

@@ -37,7 +37,9 @@ export function nextWaitingAttemptAt(
   random: () => number,
 ): number | null {
   if (now - acceptedAt >= expiryMs) return null;
-  const wait = Math.round(UNAVAILABLE_RETRY_MS * (1 + (random() * 2 - 1) * SUBMISSION_RETRY_JITTER));
+  const wait = Math.round(
+    UNAVAILABLE_RETRY_MS * (1 + (random() * 2 - 1) * SUBMISSION_RETRY_JITTER),
+  );
   return Math.min(now + wait, acceptedAt + expiryMs);
 }
 

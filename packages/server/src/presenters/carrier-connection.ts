@@ -42,7 +42,9 @@ export function presentCarrierConnection(
     status,
     lastError: bind?.last_error ?? null,
     paused: row.paused === 1,
-    ...(held ? { ...NO_STATS, ...(JSON.parse(bind.stats_json) as Partial<CarrierStats>) } : NO_STATS),
+    ...(held
+      ? { ...NO_STATS, ...(JSON.parse(bind.stats_json) as Partial<CarrierStats>) }
+      : NO_STATS),
     createdAt: isoTime(row.created_at),
   };
 }

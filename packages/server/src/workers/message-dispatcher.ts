@@ -204,7 +204,12 @@ export class MessageDispatcher {
             continue;
           }
           if (outcome.kind === 'waiting') {
-            const at = nextWaitingAttemptAt(outcome.acceptedAt, now, this.#queueExpiryMs, this.#random);
+            const at = nextWaitingAttemptAt(
+              outcome.acceptedAt,
+              now,
+              this.#queueExpiryMs,
+              this.#random,
+            );
             if (at !== null) {
               await deferSubmission(tx.db, row.message_id, row.phone, at, outcome.error.message);
               continue;

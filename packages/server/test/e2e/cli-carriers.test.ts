@@ -48,10 +48,7 @@ for (const engine of ENGINES) {
           cli(['accounts', 'create', '--name', name]),
         ),
       );
-      [accountId, otherAccountId] = made.map((r) => jsonOutput(r).id as string) as [
-        string,
-        string,
-      ];
+      [accountId, otherAccountId] = made.map((r) => jsonOutput(r).id as string) as [string, string];
     });
     after(async () => {
       await database.drop();
@@ -123,8 +120,18 @@ for (const engine of ENGINES) {
         assert.match(error.message, new RegExp(`^${param}:`), flags.join(' '));
       }
       const wrongType = await cli([
-        'carriers', 'add', '--account', accountId, '--type', 'x25', '--host', 'h',
-        '--system-id', 'id', '--password', 'pw',
+        'carriers',
+        'add',
+        '--account',
+        accountId,
+        '--type',
+        'x25',
+        '--host',
+        'h',
+        '--system-id',
+        'id',
+        '--password',
+        'pw',
       ]);
       assert.match(jsonOutput(wrongType).error.message, /^type:/);
       const after = jsonOutput(await cli(['carriers', 'list', '--account', accountId])).data.length;
@@ -150,20 +157,41 @@ for (const engine of ENGINES) {
       const theirs = jsonOutput(await cli(['carriers', 'list', '--account', otherAccountId]))
         .data[0];
       const routed = await cli([
-        'numbers', 'add', '--account', accountId, '--mode', 'live', '+14155550777',
-        '--carrier', mine.id,
+        'numbers',
+        'add',
+        '--account',
+        accountId,
+        '--mode',
+        'live',
+        '+14155550777',
+        '--carrier',
+        mine.id,
       ]);
       assertExit(routed, 0);
       assert.equal(jsonOutput(routed).carrierId, mine.id);
       const foreign = await cli([
-        'numbers', 'add', '--account', accountId, '--mode', 'live', '+14155550778',
-        '--carrier', theirs.id,
+        'numbers',
+        'add',
+        '--account',
+        accountId,
+        '--mode',
+        'live',
+        '+14155550778',
+        '--carrier',
+        theirs.id,
       ]);
       assertExit(foreign, 1);
       assert.match(jsonOutput(foreign).error.message, /^carrier:/);
       const testMode = await cli([
-        'numbers', 'add', '--account', accountId, '--mode', 'test', '+14155550150',
-        '--carrier', mine.id,
+        'numbers',
+        'add',
+        '--account',
+        accountId,
+        '--mode',
+        'test',
+        '+14155550150',
+        '--carrier',
+        mine.id,
       ]);
       assertExit(testMode, 1);
       assert.match(jsonOutput(testMode).error.message, /^carrier: Only live numbers/);

@@ -45,6 +45,8 @@ export interface ConnectionAdapter {
   /** Hands one submission over; CarrierUnavailable while not bound. Refs are the carrier's own. */
   submit(submission: Submission): Promise<SubmitResult>;
   state(): AdapterState;
+  /** Calls `listener` whenever the state changes, so it is reported at once. */
+  onStateChange(listener: () => void): void;
   stop(): Promise<void>;
 }
 
@@ -59,8 +61,8 @@ export interface AdapterConfig {
 export type AdapterFactory = (config: AdapterConfig) => ConnectionAdapter;
 
 /** How long a lease lasts, and how often its holder renews it and reports its state. */
-const LEASE_MS = 15_000;
-const RENEW_MS = 3_000;
+export const LEASE_MS = 15_000;
+export const RENEW_MS = 3_000;
 
 interface Running {
   row: CarrierConnectionRow;
@@ -77,6 +79,8 @@ export class LiveCarrier implements Carrier {
   readonly #logger: Logger;
   readonly #secrets: SecretBox;
   readonly #factories: Record<string, AdapterFactory>;
+  readonly #leaseMs: number;
+  readonly #renewMs: number;
   readonly #holder = `${process.pid}-${randomUUID()}`;
   readonly #running = new Map<string, Running>();
   #handlers: CarrierHandlers | null = null;
@@ -91,24 +95,32 @@ export class LiveCarrier implements Carrier {
     logger: Logger;
     secrets: SecretBox;
     factories: Record<string, AdapterFactory>;
+    /** Shorter in tests that watch a lease run out. */
+    leaseMs?: number;
+    renewMs?: number;
   }) {
     this.#store = options.store;
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#secrets = options.secrets;
     this.#factories = options.factories;
+    this.#leaseMs = options.leaseMs ?? LEASE_MS;
+    this.#renewMs = options.renewMs ?? RENEW_MS;
   }
 
   /** Submissions in flight at once: each connection queues past its own window. */
   get window(): number {
-    return Math.max(10, [...this.#running.values()].reduce((n, r) => n + r.window, 0));
+    return Math.max(
+      10,
+      [...this.#running.values()].reduce((n, r) => n + r.window, 0),
+    );
   }
 
   async start(handlers: CarrierHandlers): Promise<void> {
     this.#handlers = handlers;
     this.#store.signals.on(CARRIER_CHANGED, this.#onChange);
     await this.#sync();
-    this.#timer = setInterval(() => void this.#sync(), RENEW_MS);
+    this.#timer = setInterval(() => void this.#sync(), this.#renewMs);
     this.#timer.unref();
   }
 
@@ -139,9 +151,11 @@ export class LiveCarrier implements Carrier {
 
   /** Brings the bound connections in line with the configuration and renews leases; one at a time. */
   #sync(): Promise<void> {
-    this.#syncing = this.#syncing.then(() => this.#syncOnce()).catch((error: unknown) => {
-      this.#logger.error({ err: error }, 'carrier connections could not be brought up to date');
-    });
+    this.#syncing = this.#syncing
+      .then(() => this.#syncOnce())
+      .catch((error: unknown) => {
+        this.#logger.error({ err: error }, 'carrier connections could not be brought up to date');
+      });
     return this.#syncing;
   }
 
@@ -150,13 +164,14 @@ export class LiveCarrier implements Carrier {
     const rows = await listActiveCarrierConnections(this.#store.db);
     const wanted = new Set(rows.filter((r) => r.paused === 0).map((r) => r.id));
     for (const id of this.#running.keys()) {
-      if (!wanted.has(id)) await this.#unbind(id, rows.some((r) => r.id === id) ? 'paused' : 'stopped');
+      if (!wanted.has(id))
+        await this.#unbind(id, rows.some((r) => r.id === id) ? 'paused' : 'stopped');
     }
     for (const row of rows) {
       if (row.paused !== 0 || this.#stopped) continue;
       const now = this.#clock.now();
       const held = await this.#store.write(
-        (tx) => leaseCarrierBind(tx.db, row.id, this.#holder, now, now + LEASE_MS),
+        (tx) => leaseCarrierBind(tx.db, row.id, this.#holder, now, now + this.#leaseMs),
         { durable: false },
       );
       if (!held) {
@@ -186,12 +201,15 @@ export class LiveCarrier implements Carrier {
       received: new MinuteCounter(),
     };
     this.#running.set(row.id, running);
+    adapter.onStateChange(() => void this.#report(row.id).catch(() => {}));
     const handlers = this.#handlers!;
     await adapter.start({
       receipts: async (receipts) => {
         const whole: DeliveryReceipt[] = [];
         for (const r of receipts) {
-          whole.push(await wholeTextReceipt(this.#store, { ...r, carrierRef: `${row.id}/${r.carrierRef}` }));
+          whole.push(
+            await wholeTextReceipt(this.#store, { ...r, carrierRef: `${row.id}/${r.carrierRef}` }),
+          );
         }
         return handlers.receipts(whole);
       },

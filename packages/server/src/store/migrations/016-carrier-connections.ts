@@ -35,9 +35,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createTable('carrier_binds')
-    .addColumn('connection_id', 'text', (c) =>
-      c.primaryKey().references('carrier_connections.id'),
-    )
+    .addColumn('connection_id', 'text', (c) => c.primaryKey().references('carrier_connections.id'))
     .addColumn('holder', 'text')
     .addColumn('lease_until', 'bigint', (c) => c.notNull().defaultTo(0))
     .addColumn('status', 'text', (c) => c.notNull())

@@ -140,11 +140,7 @@ export async function leaseCarrierBind(
     .set({ holder, lease_until: until })
     .where('connection_id', '=', connectionId)
     .where((eb) =>
-      eb.or([
-        eb('holder', 'is', null),
-        eb('holder', '=', holder),
-        eb('lease_until', '<=', now),
-      ]),
+      eb.or([eb('holder', 'is', null), eb('holder', '=', holder), eb('lease_until', '<=', now)]),
     )
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;

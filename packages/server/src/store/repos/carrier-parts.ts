@@ -14,8 +14,15 @@ export async function insertCarrierParts(db: Kysely<DB>, rows: CarrierPartRow[])
 }
 
 /** The part a reference names, if it is a part of a long text. */
-export function findCarrierPart(db: Kysely<DB>, partRef: string): Promise<CarrierPartRow | undefined> {
-  return db.selectFrom('carrier_parts').selectAll().where('part_ref', '=', partRef).executeTakeFirst();
+export function findCarrierPart(
+  db: Kysely<DB>,
+  partRef: string,
+): Promise<CarrierPartRow | undefined> {
+  return db
+    .selectFrom('carrier_parts')
+    .selectAll()
+    .where('part_ref', '=', partRef)
+    .executeTakeFirst();
 }
 
 /** Records a part's receipt; then every part of its text, as they stand. */

@@ -94,8 +94,8 @@ export function CarriersSection() {
                 {c.lastError && <span className="form-error"> {c.lastError}</span>}
               </span>
               <span className="muted">
-                {c.inFlight} in flight · {c.sentLastMinute} sent and {c.receivedLastMinute}{' '}
-                received in the last minute
+                {c.inFlight} in flight · {c.sentLastMinute} sent and {c.receivedLastMinute} received
+                in the last minute
               </span>
               <span>
                 <button

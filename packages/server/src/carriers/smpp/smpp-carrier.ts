@@ -1,0 +1,172 @@
+// One SMPP carrier connection behind the live carrier (carriers/live/live-carrier.ts): the
+// session (session.ts) keeps the bind; this maps the port's submissions onto texts, the
+// SMSC's answers onto the port's outcomes, and what it delivers onto receipts and inbound
+// texts (docs/behaviour.md#carrier-connections).
+import type { ReceiptIds } from '../../domain/carrier-settings.ts';
+import { systemClock } from '../../lib/clock.ts';
+import {
+  CarrierRejection,
+  CarrierUnavailable,
+  type CarrierHandlers,
+  type DeliveryReceipt,
+  type Submission,
+  type SubmitResult,
+} from '../carrier.ts';
+import type { AdapterConfig, AdapterState, ConnectionAdapter } from '../live/live-carrier.ts';
+import { NotSent, SmppStatusError, Throttled, type SmppError } from './errors.ts';
+import { CommandStatus } from './pdu.ts';
+import { Reassembler } from './reassemble.ts';
+import type { IdFormats } from './receipt.ts';
+import { SmppSession, type DeliveryEvent, type TextSubmission } from './session.ts';
+
+/**
+ * The id formats of a connection's setting: `dec` compares the SMSC's ids as it writes them
+ * (numbers by value), `hex` reads the `submit_sm_resp`'s as hexadecimal and the receipt
+ * text's as decimal, the mismatch SMSCs are known for (docs/smpp.md).
+ */
+export function idFormatsOf(setting: ReceiptIds): IdFormats {
+  return setting === 'hex' ? { submit: 'hex', receipt: 'dec' } : { submit: 'dec', receipt: 'dec' };
+}
+
+/** A receipt that overtook its `submit_sm_resp` is asked about again this often, this many times. */
+const UNKNOWN_RETRY_MS = 250;
+const UNKNOWN_RETRIES = 8;
+
+/** Refused parts resent alone (same reference, so the handset still joins them) before giving up. */
+const PART_RETRIES = 2;
+
+/** What an SMSC's refusal means for the message: for good, or worth another try later. */
+function refusal(error: SmppStatusError): Error {
+  switch (error.status) {
+    case CommandStatus.ESME_RINVDSTADR:
+    case CommandStatus.ESME_RINVDSTTON:
+    case CommandStatus.ESME_RINVDSTNPI:
+      return new CarrierRejection('invalid_number', error.message);
+    case CommandStatus.ESME_RSYSERR:
+    case CommandStatus.ESME_RSUBMITFAIL:
+    case CommandStatus.ESME_RUNKNOWNERR:
+      return error;
+    default:
+      return new CarrierRejection('carrier_rejected', error.message);
+  }
+}
+
+/** Creates the adapter of one SMPP connection. */
+export function smppAdapter(config: AdapterConfig): ConnectionAdapter {
+  const { settings, secret, logger } = config;
+  const reassembler = new Reassembler({ clock: systemClock });
+  let handlers: CarrierHandlers | null = null;
+
+  const receipt = async (event: Extract<DeliveryEvent, { kind: 'receipt' }>) => {
+    const { outcome, messageId } = event.receipt;
+    const report: DeliveryReceipt = {
+      carrierRef: messageId,
+      status: outcome.status,
+      failureReason: outcome.failureReason,
+    };
+    for (let attempt = 0; attempt <= UNKNOWN_RETRIES; attempt++) {
+      const [applied] = await handlers!.receipts([report]);
+      if (applied !== 'unknown') return;
+      await new Promise((resolve) => setTimeout(resolve, UNKNOWN_RETRY_MS));
+    }
+    // Not acknowledged: the SMSC delivers it again later (ESME_RX_T_APPN).
+    throw new Error(`receipt for unknown message id ${messageId}`);
+  };
+
+  const session = new SmppSession({
+    host: settings.host,
+    port: settings.port,
+    tls: settings.tls,
+    systemId: settings.systemId,
+    password: secret.password,
+    systemType: settings.systemType,
+    bindMode: settings.bindMode,
+    window: settings.window,
+    ...(settings.throughput > 0 ? { throughput: settings.throughput } : {}),
+    longMessages: settings.longMessages,
+    ids: idFormatsOf(settings.receiptIds),
+    logger,
+    onDeliver: async (event) => {
+      if (event.kind === 'receipt') return receipt(event);
+      const text = reassembler.add(event.part);
+      if (!text) return; // A part of a text still incomplete: acknowledged, kept until the rest.
+      await handlers!.inbound({
+        mode: 'live',
+        from: text.source,
+        to: text.destination,
+        body: text.text,
+        mediaUrls: [],
+      });
+    },
+  });
+
+  /** Every part accepted, or the reason the text was not taken. */
+  const settle = async (submission: Submission, first: TextSubmission): Promise<SubmitResult> => {
+    let result = first;
+    const ids = new Map<number, string>();
+    for (let attempt = 0; ; attempt++) {
+      const failed: { index: number; error: SmppError }[] = [];
+      for (const part of result.parts) {
+        if (part.ok) ids.set(part.index, part.result.messageId);
+        else failed.push(part);
+      }
+      if (failed.length === 0) break;
+      const error = failed[0]!.error;
+      const nothingTaken = ids.size === 0;
+      if (error instanceof Throttled || error instanceof NotSent) {
+        if (nothingTaken) throw new CarrierUnavailable(error.message);
+      } else if (error instanceof SmppStatusError) {
+        const meaning = refusal(error);
+        if (meaning instanceof CarrierRejection) throw meaning;
+      }
+      // Some parts are with the SMSC: resending the whole text would duplicate them.
+      if (nothingTaken || attempt >= PART_RETRIES) throw error;
+      result = await session.submitText({
+        from: submission.from,
+        to: submission.to,
+        text: submission.body,
+        reference: first.reference,
+        only: failed.map((f) => f.index),
+      });
+    }
+    const partRefs = [...ids.entries()].sort(([a], [b]) => a - b).map(([, id]) => id);
+    return { carrierRef: partRefs[0]!, ...(partRefs.length > 1 ? { partRefs } : {}) };
+  };
+
+  return {
+    async start(given) {
+      handlers = given;
+      session.start();
+    },
+    async submit(submission) {
+      if (submission.mediaUrls.length > 0) {
+        throw new CarrierRejection('carrier_rejected', 'An SMPP connection carries no media.');
+      }
+      const status = session.status;
+      if (status.state !== 'bound') {
+        const why = status.lastError ? `${status.state}: ${status.lastError}` : status.state;
+        throw new CarrierUnavailable(`Carrier connection ${config.id} is ${why}.`);
+      }
+      const first = await session.submitText({
+        from: submission.from,
+        to: submission.to,
+        text: submission.body,
+      });
+      return settle(submission, first);
+    },
+    state(): AdapterState {
+      const s = session.status;
+      return {
+        status: s.state === 'bound' ? 'bound' : s.state === 'failed' ? 'failed' : 'connecting',
+        lastError: s.lastError,
+        inFlight: s.inFlight + s.queued,
+      };
+    },
+    onStateChange(listener) {
+      session.on('status', listener);
+    },
+    async stop() {
+      await session.stop();
+    },
+  };
+}
