@@ -1,0 +1,113 @@
+// The dashboard's carrier connections in a real browser against a real SMSC (Net::SMPP): an
+// owner adds one and watches it bind, sees a live text counted, pauses, resumes and removes
+// it; a wrong password shows the SMSC's reason.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { addNumber } from '../../../server/src/commands/add-number.ts';
+import { freePort } from '../../../server/test/support/processes.ts';
+import { startPerlSmsc, type SmscPeer } from '../../../server/test/support/smsc-peer.ts';
+import {
+  assertAccessible,
+  eventually,
+  launchBrowser,
+  newContext,
+  screenshots,
+  signIn,
+} from '../support/browser.ts';
+import { startSoftphone, type Softphone } from '../support/softphone.ts';
+
+const LINE = '+14155550997';
+
+describe('the dashboard’s carrier connections', () => {
+  let s: Softphone;
+  let browser: Browser;
+  let peer: SmscPeer;
+  let page: Page;
+
+  before(async () => {
+    [s, browser, peer] = await Promise.all([
+      startSoftphone(),
+      launchBrowser(),
+      freePort().then((port) => startPerlSmsc({ port })),
+    ]);
+    await s.t.store.write((tx) =>
+      addNumber(
+        tx,
+        { accountId: s.acct.accountId, mode: 'live', phone: LINE },
+        { clock: { now: () => Date.now() } },
+      ),
+    );
+    page = await (await newContext(browser, s.t.url)).newPage();
+    // Removing asks first; the owner says yes.
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signIn(page, s.owner.email, s.owner.password);
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.t.close();
+    await peer?.stop();
+  });
+
+  const row = () => page.locator('[data-carrier]').first();
+  const status = () => row().locator('[data-status]');
+
+  async function addConnection(password: string) {
+    await page.goto('/app/dashboard/carriers');
+    await page.getByRole('heading', { name: 'Add an SMPP connection' }).waitFor();
+    await page.getByLabel('Host').fill('127.0.0.1');
+    await page.getByLabel('Port').fill(String(peer.port));
+    await page.getByLabel('System ID').fill('test');
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Add connection' }).click();
+    await row().waitFor();
+  }
+
+  test('a connection added with the wrong password shows failed with the SMSC’s reason', async () => {
+    await addConnection('wrong');
+    await eventually(
+      async () => (await status().getAttribute('data-status')) === 'failed',
+      'the connection to show failed',
+    );
+    assert.match((await row().textContent()) ?? '', /ESME_RINVPASWD/);
+    assert.ok(!(await page.content()).includes('wrong'), 'the password is never shown');
+    await row().getByRole('button', { name: 'Remove' }).click();
+  });
+
+  test('added, it binds; a live text is counted; paused, resumed and removed, all live', async () => {
+    await eventually(async () => (await page.locator('[data-carrier]').count()) === 0, 'removed');
+    await addConnection('secret');
+    await eventually(
+      async () => (await status().getAttribute('data-status')) === 'bound',
+      'the connection to show bound',
+    );
+    await assertAccessible(page, 'dashboard: carriers');
+    await screenshots(page, 'dashboard-carriers');
+
+    const res = await s.acct.live.post('/v1/messages', {
+      from: LINE,
+      to: '+447700900123',
+      body: 'Counted on the dashboard',
+    });
+    assert.equal(res.status, 201, res.text);
+    await eventually(
+      async () => /1 sent/.test((await row().textContent()) ?? ''),
+      'the sent count to show 1',
+    );
+
+    await row().getByRole('button', { name: 'Pause' }).click();
+    await eventually(
+      async () => (await status().getAttribute('data-status')) === 'paused',
+      'paused',
+    );
+    const unbinds = peer.received('unbind').length;
+    assert.ok(unbinds >= 1, 'the bind was ended');
+    await row().getByRole('button', { name: 'Resume' }).click();
+    await eventually(
+      async () => (await status().getAttribute('data-status')) === 'bound',
+      'bound again',
+    );
+    await row().getByRole('button', { name: 'Remove' }).click();
+    await eventually(async () => (await page.locator('[data-carrier]').count()) === 0, 'gone');
+  });
+});
