@@ -1,4 +1,5 @@
 // `npm run bench [-- --postgres] [-- --seconds 10] [-- --messages 1000000] [-- --rounds 3]`
+// (`-- --smpp`: live sends over SMPP against Kannel, smpp-bench.ts)
 // Starts the real service from a fresh data directory, loads it from wrk (a separate
 // process), measures the reference (reference-server.ts, reference-webhook-loop.ts) in the
 // same run, and the floor (floor-server.ts: Switchboard's own writes for a send in the
@@ -39,6 +40,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     messages: { type: 'string', default: '1000000' },
     rounds: { type: 'string', default: '3' },
+    smpp: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -56,6 +58,11 @@ const log = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 if (!haveWrk()) {
   log('wrk is not installed: apt-get install -y wrk');
   process.exit(2);
+}
+if (values.smpp) {
+  const { runSmppBench } = await import('./smpp-bench.ts');
+  await runSmppBench({ seconds: SECONDS, log });
+  process.exit(0);
 }
 
 /**

@@ -44,7 +44,7 @@ function at(percentiles: Percentiles, p: number): number {
  */
 export async function runWrk(options: {
   url: string;
-  script: 'post.lua' | 'get.lua';
+  script: 'post.lua' | 'get.lua' | 'sendsms.lua';
   seconds: number;
   connections: number;
   serverPid: number;
