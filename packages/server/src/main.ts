@@ -238,7 +238,9 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const config = loadConfig(process.env, { port: values.port, dataDir: values.data });
+  // `--port` is the HTTP port of `serve`; `carriers add` takes it as the SMSC's.
+  const httpPort = command === 'serve' ? values.port : undefined;
+  const config = loadConfig(process.env, { port: httpPort, dataDir: values.data });
   const json = values.json ?? false;
   const deps = { clock: systemClock };
   switch (`${command} ${sub ?? ''}`.trim()) {

@@ -43,12 +43,13 @@ for (const engine of ENGINES) {
     before(async () => {
       database = await createTestDatabase(engine);
       env = { ...database.env, SWITCHBOARD_LOG_LEVEL: 'silent' };
-      const made = await Promise.all(
-        ['Carrier account', 'Other account'].map((name) =>
-          cli(['accounts', 'create', '--name', name]),
-        ),
-      );
-      [accountId, otherAccountId] = made.map((r) => jsonOutput(r).id as string) as [string, string];
+      // One after the other: the first also makes the database's schema.
+      const first = await cli(['accounts', 'create', '--name', 'Carrier account']);
+      assertExit(first, 0);
+      accountId = jsonOutput(first).id;
+      const second = await cli(['accounts', 'create', '--name', 'Other account']);
+      assertExit(second, 0);
+      otherAccountId = jsonOutput(second).id;
     });
     after(async () => {
       await database.drop();
@@ -105,12 +106,11 @@ for (const engine of ENGINES) {
     test('carriers add refuses bad settings with the parameter named, and stores nothing', async () => {
       const before = jsonOutput(await cli(['carriers', 'list', '--account', accountId])).data
         .length;
+      // Every rule of the settings is domain/carrier-settings.ts's (its unit test); here, that
+      // the CLI answers with the parameter named, and that --port is the SMSC's, not serve's.
       const cases: [string[], string][] = [
         [['--password', 'much-too-long-for-smpp'], 'password'],
         [['--port', '70000'], 'port'],
-        [['--window', '0'], 'window'],
-        [['--long-messages', 'both'], 'longMessages'],
-        [['--receipt-ids', 'octal'], 'receiptIds'],
       ];
       for (const [flags, param] of cases) {
         const result = await add(accountId, flags);
