@@ -13,7 +13,7 @@ import { runCli, startReceiver, startService } from './lib/processes.ts';
 import { fmt, markdown, type Row, type Target } from './lib/report.ts';
 import { percentilesOf, runWrk } from './lib/wrk.ts';
 
-const LINE = '+15550100';
+const LINE = '+14155550188';
 const WINDOW = 10;
 const CONNECTIONS = 64;
 
@@ -130,7 +130,7 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
         maxOutstanding: 0,
       };
       log(
-        `  ${Math.round(load.perSecond)} accepted/s; every submit_sm sent ${drainSeconds.toFixed(1)} s after`,
+        `  ${Math.round(load.perSecond)} accepted/s, ${load.errors} errors ${JSON.stringify(load.failedStatuses)} ${load.firstFailure}; every submit_sm sent ${drainSeconds.toFixed(1)} s after`,
       );
       await api(service.url, key)('POST', '/v1/webhook_endpoints', {
         url: `${receiver.url}/latency`,
@@ -180,6 +180,7 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
         log('Kannel is not installed (apt-get install kannel): its half is skipped');
         rows.push({ name: 'Kannel', value: 'not installed: skipped' });
       } else {
+        mkdirSync(join(dir, 'kannel'));
         const kannel = await startKannel(join(dir, 'kannel'), sim.port, WINDOW);
         try {
           await sleep(2000);

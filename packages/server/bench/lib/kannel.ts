@@ -58,7 +58,6 @@ log-level = 4
 group = sendsms-user
 username = bench
 password = bench
-dlr-mask = 3
 
 group = sms-service
 keyword = default
@@ -66,7 +65,15 @@ text = ok
 `,
   );
   const bearer = spawn(BEARERBOX, [conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  await sleep(500);
+  // smsbox gives up at once when bearerbox is not listening yet: its status page says when.
+  for (let i = 0; i < 100; i++) {
+    const up = await fetch(`http://127.0.0.1:${admin}/status?password=bench`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    await sleep(100);
+  }
   const sms = spawn(SMSBOX, [conf], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   for (const child of [bearer, sms]) {

@@ -9,7 +9,7 @@ local n = 0
 function request()
   n = n + 1
   local path = string.format(
-    '/cgi-bin/sendsms?username=bench&password=bench&from=%s&to=1415556%04d&text=Your+code+is+%06d',
+    '/cgi-bin/sendsms?username=bench&password=bench&dlr-mask=3&from=%s&to=1415556%04d&text=Your+code+is+%06d',
     from, n % 1000, n)
   return wrk.format('GET', path)
 end

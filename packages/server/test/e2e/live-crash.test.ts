@@ -117,7 +117,7 @@ describe('live sends survive a crash with submits in flight', { concurrency: tru
               return ['delivered', 'failed'].includes(res.body.status) ? res.body : undefined;
             },
             `${id} to end after the restart`,
-            { timeoutMs: 120_000, intervalMs: 250 },
+            { timeoutMs: 200_000, intervalMs: 250 },
           );
           assert.equal(done.status, 'delivered', `${id}: ${JSON.stringify(done)}`);
         }

@@ -23,12 +23,11 @@ import {
   CarrierUnavailable,
   type Carrier,
   type CarrierHandlers,
-  type DeliveryReceipt,
   type Submission,
   type SubmitResult,
 } from '../carrier.ts';
 import { MinuteCounter } from './minute-counter.ts';
-import { recordParts, wholeTextReceipt } from './part-receipts.ts';
+import { recordParts, wholeTextReceipts } from './part-receipts.ts';
 
 /** A connection's state, as its adapter reports it. */
 export interface AdapterState {
@@ -63,6 +62,8 @@ export type AdapterFactory = (config: AdapterConfig) => ConnectionAdapter;
 /** How long a lease lasts, and how often its holder renews it and reports its state. */
 export const LEASE_MS = 15_000;
 export const RENEW_MS = 3_000;
+/** How long a number's route is remembered. */
+const ROUTE_MS = 5_000;
 
 interface Running {
   row: CarrierConnectionRow;
@@ -87,7 +88,11 @@ export class LiveCarrier implements Carrier {
   #timer: NodeJS.Timeout | null = null;
   #syncing: Promise<void> = Promise.resolve();
   #stopped = false;
-  readonly #onChange = () => void this.#sync();
+  readonly #routes = new Map<string, { route: { connectionId: string } | undefined; at: number }>();
+  readonly #onChange = () => {
+    this.#routes.clear();
+    void this.#sync();
+  };
 
   constructor(options: {
     store: Store;
@@ -133,7 +138,7 @@ export class LiveCarrier implements Carrier {
   }
 
   async submit(submission: Submission): Promise<SubmitResult> {
-    const route = await findLiveRoute(this.#store.db, submission.from);
+    const route = await this.#routeOf(submission.from);
     if (!route) {
       throw new CarrierRejection('unreachable', 'No live carrier connection is configured.');
     }
@@ -147,6 +152,21 @@ export class LiveCarrier implements Carrier {
     const named = (ref: string) => `${running.row.id}/${ref}`;
     if (partRefs && partRefs.length > 1) await recordParts(this.#store, partRefs.map(named), now);
     return { carrierRef: named(carrierRef) };
+  }
+
+  /**
+   * The connection a number's texts leave through, remembered for ROUTE_MS: looked up per
+   * submission it was a read for every text. A change of connections forgets them all; a
+   * number added by another process is routed within ROUTE_MS.
+   */
+  async #routeOf(phone: string): Promise<{ connectionId: string } | undefined> {
+    const now = this.#clock.now();
+    const known = this.#routes.get(phone);
+    if (known && now - known.at < ROUTE_MS) return known.route;
+    const route = await findLiveRoute(this.#store.db, phone);
+    if (this.#routes.size > 10_000) this.#routes.clear();
+    this.#routes.set(phone, { route, at: now });
+    return route;
   }
 
   /** Brings the bound connections in line with the configuration and renews leases; one at a time. */
@@ -205,13 +225,8 @@ export class LiveCarrier implements Carrier {
     const handlers = this.#handlers!;
     await adapter.start({
       receipts: async (receipts) => {
-        const whole: DeliveryReceipt[] = [];
-        for (const r of receipts) {
-          whole.push(
-            await wholeTextReceipt(this.#store, { ...r, carrierRef: `${row.id}/${r.carrierRef}` }),
-          );
-        }
-        return handlers.receipts(whole);
+        const named = receipts.map((r) => ({ ...r, carrierRef: `${row.id}/${r.carrierRef}` }));
+        return handlers.receipts(await wholeTextReceipts(this.#store, named));
       },
       inbound: async (text) => {
         await handlers.inbound(text);

@@ -4,8 +4,8 @@
 import type { FailureReason } from '../../domain/message-status.ts';
 import { wholeTextStatus } from '../../domain/part-receipts.ts';
 import {
-  findCarrierPart,
   insertCarrierParts,
+  partRefsAmong,
   settleCarrierPart,
 } from '../../store/repos/carrier-parts.ts';
 import type { Store } from '../../store/store.ts';
@@ -39,16 +39,26 @@ export async function recordParts(
 }
 
 /**
- * The receipt to apply for `receipt`: itself, or, for a part of a long text, its text's
- * whole status under the text's reference once this part's is recorded (durably: the
- * carrier is answered only after the whole receipt is applied, so a crash in between
- * makes it report the part again).
+ * The receipts to apply for `receipts`: each itself, or, for a part of a long text, its
+ * text's whole status under the text's reference once this part's is recorded (durably: the
+ * carrier is answered only after the whole receipt is applied, so a crash in between makes
+ * it report the part again).
  */
-export async function wholeTextReceipt(
+export async function wholeTextReceipts(
   store: Store,
-  receipt: DeliveryReceipt,
-): Promise<DeliveryReceipt> {
-  if (!(await findCarrierPart(store.db, receipt.carrierRef))) return receipt;
+  receipts: readonly DeliveryReceipt[],
+): Promise<DeliveryReceipt[]> {
+  const parts = await partRefsAmong(
+    store.db,
+    receipts.map((r) => r.carrierRef),
+  );
+  if (parts.size === 0) return [...receipts];
+  const whole: DeliveryReceipt[] = [];
+  for (const r of receipts) whole.push(parts.has(r.carrierRef) ? await ofPart(store, r) : r);
+  return whole;
+}
+
+async function ofPart(store: Store, receipt: DeliveryReceipt): Promise<DeliveryReceipt> {
   const parts = await store.write((tx) =>
     settleCarrierPart(tx.db, receipt.carrierRef, receipt.status, receipt.failureReason),
   );

@@ -9,6 +9,7 @@ import {
   CarrierUnavailable,
   type CarrierHandlers,
   type DeliveryReceipt,
+  type ReceiptOutcome,
   type Submission,
   type SubmitResult,
 } from '../carrier.ts';
@@ -57,6 +58,23 @@ export function smppAdapter(config: AdapterConfig): ConnectionAdapter {
   const reassembler = new Reassembler({ clock: systemClock });
   let handlers: CarrierHandlers | null = null;
 
+  // Receipts that arrive together are applied together: one transaction for a burst, as
+  // one each made the carrier lane's commits the bottleneck of a busy bind.
+  let batch: { receipt: DeliveryReceipt; done: (outcome: ReceiptOutcome | Error) => void }[] = [];
+  const flush = () => {
+    const taken = batch;
+    batch = [];
+    handlers!.receipts(taken.map((t) => t.receipt)).then(
+      (outcomes) => taken.forEach((t, i) => t.done(outcomes[i]!)),
+      (error: Error) => taken.forEach((t) => t.done(error)),
+    );
+  };
+  const apply = (receipt: DeliveryReceipt) =>
+    new Promise<ReceiptOutcome>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flush);
+      batch.push({ receipt, done: (o) => (o instanceof Error ? reject(o) : resolve(o)) });
+    });
+
   const receipt = async (event: Extract<DeliveryEvent, { kind: 'receipt' }>) => {
     const { outcome, messageId } = event.receipt;
     const report: DeliveryReceipt = {
@@ -65,8 +83,7 @@ export function smppAdapter(config: AdapterConfig): ConnectionAdapter {
       failureReason: outcome.failureReason,
     };
     for (let attempt = 0; attempt <= UNKNOWN_RETRIES; attempt++) {
-      const [applied] = await handlers!.receipts([report]);
-      if (applied !== 'unknown') return;
+      if ((await apply(report)) !== 'unknown') return;
       await new Promise((resolve) => setTimeout(resolve, UNKNOWN_RETRY_MS));
     }
     // Not acknowledged: the SMSC delivers it again later (ESME_RX_T_APPN).

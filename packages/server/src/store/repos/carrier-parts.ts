@@ -13,6 +13,17 @@ export async function insertCarrierParts(db: Kysely<DB>, rows: CarrierPartRow[])
     .execute();
 }
 
+/** Which of `refs` name parts of long texts (one statement for a burst of receipts). */
+export async function partRefsAmong(db: Kysely<DB>, refs: readonly string[]): Promise<Set<string>> {
+  if (refs.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('carrier_parts')
+    .select('part_ref')
+    .where('part_ref', 'in', [...new Set(refs)])
+    .execute();
+  return new Set(rows.map((r) => r.part_ref));
+}
+
 /** The part a reference names, if it is a part of a long text. */
 export function findCarrierPart(
   db: Kysely<DB>,
