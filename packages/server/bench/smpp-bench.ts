@@ -181,49 +181,60 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
         rows.push({ name: 'Kannel', value: 'not installed: skipped' });
       } else {
         mkdirSync(join(dir, 'kannel'));
-        const kannel = await startKannel(join(dir, 'kannel'), sim.port, WINDOW);
-        try {
-          await sleep(2000);
-          log(`Kannel: GET /cgi-bin/sendsms, ${CONNECTIONS} connections, ${seconds} s`);
-          const ref = await runWrk({
-            url: kannel.sendsmsUrl,
-            script: 'sendsms.lua',
-            seconds,
-            connections: CONNECTIONS,
-            serverPid: kannel.pid,
-            env: { BENCH_FROM: LINE.slice(1) },
-            warmUp: 2,
-          });
-          await drained(sim, 'kannel', ref.requests, 120_000);
-          const theirs = (await sim.stats()).kannel ?? {
-            submits: 0,
-            perSecond: [],
-            maxOutstanding: 0,
-          };
-          rows.push(
-            { name: 'Kannel: accepted sends/s (spool not fsynced)', value: fmt(ref.perSecond, '') },
-            {
-              name: 'Kannel: sendsms p50 / p99',
-              value: `${fmt(ref.p50, 'ms', 2)} / ${fmt(ref.p99, 'ms', 1)}`,
-            },
-            { name: 'Kannel: submit_sm/s sustained', value: fmt(sustained(theirs.perSecond), '') },
-          );
-          const ratio = load.perSecond / ref.perSecond;
-          targets.push(
-            {
-              name: 'accepted sends/s ≥ 2 × Kannel’s',
-              measured: `${ratio.toFixed(2)} ×`,
-              met: ratio >= 2,
-            },
-            {
-              name: 'submit_sm/s sustained ≥ Kannel’s',
-              measured: `${fmt(sustained(own.perSecond), '')} vs ${fmt(sustained(theirs.perSecond), '')}`,
-              met: sustained(own.perSecond) >= sustained(theirs.perSecond),
-            },
-          );
-        } finally {
-          await kannel.stop();
-        }
+        const kannel = await startKannel(join(dir, 'kannel'), sim.port, WINDOW).catch((error) => {
+          log(`Kannel did not start, its half is skipped: ${String(error).split('\n')[0]}`);
+          rows.push({ name: 'Kannel', value: 'did not start: skipped' });
+          return null;
+        });
+        if (kannel)
+          try {
+            await sleep(2000);
+            log(`Kannel: GET /cgi-bin/sendsms, ${CONNECTIONS} connections, ${seconds} s`);
+            const ref = await runWrk({
+              url: kannel.sendsmsUrl,
+              script: 'sendsms.lua',
+              seconds,
+              connections: CONNECTIONS,
+              serverPid: kannel.pid,
+              env: { BENCH_FROM: LINE.slice(1) },
+              warmUp: 2,
+            });
+            await drained(sim, 'kannel', ref.requests, 120_000);
+            const theirs = (await sim.stats()).kannel ?? {
+              submits: 0,
+              perSecond: [],
+              maxOutstanding: 0,
+            };
+            rows.push(
+              {
+                name: 'Kannel: accepted sends/s (spool not fsynced)',
+                value: fmt(ref.perSecond, ''),
+              },
+              {
+                name: 'Kannel: sendsms p50 / p99',
+                value: `${fmt(ref.p50, 'ms', 2)} / ${fmt(ref.p99, 'ms', 1)}`,
+              },
+              {
+                name: 'Kannel: submit_sm/s sustained',
+                value: fmt(sustained(theirs.perSecond), ''),
+              },
+            );
+            const ratio = load.perSecond / ref.perSecond;
+            targets.push(
+              {
+                name: 'accepted sends/s ≥ 2 × Kannel’s',
+                measured: `${ratio.toFixed(2)} ×`,
+                met: ratio >= 2,
+              },
+              {
+                name: 'submit_sm/s sustained ≥ Kannel’s',
+                measured: `${fmt(sustained(own.perSecond), '')} vs ${fmt(sustained(theirs.perSecond), '')}`,
+                met: sustained(own.perSecond) >= sustained(theirs.perSecond),
+              },
+            );
+          } finally {
+            await kannel.stop();
+          }
       }
     } finally {
       await receiver.stop();

@@ -157,6 +157,32 @@ for (const run of RUNS) {
       assert.equal(received.data.to, LINE);
     });
 
+    test('a concatenated UCS-2 text from a handset, its parts out of order, arrives whole as message.received', async () => {
+      const text = 'Привет 😀 — '.repeat(12);
+      const bytes = Buffer.from(text, 'utf16le').swap16();
+      const chunks = [bytes.subarray(0, 134), bytes.subarray(134, 268), bytes.subarray(268)];
+      for (const index of [2, 0, 1]) {
+        const udh = Buffer.from([5, 0, 3, 0x42, 3, index + 1]);
+        await r.peer.command({
+          cmd: 'mo',
+          source: HANDSET.slice(1),
+          dest: LINE.slice(1),
+          esm_class: 0x40,
+          data_coding: 8,
+          hex: Buffer.concat([udh, chunks[index]!]).toString('hex'),
+        });
+      }
+      const received = await waitFor(
+        async () =>
+          (await eventsOf(r.app.store.db, r.account.accountId, 'live', 'message.received')).find(
+            (e) => e.data.body === text,
+          ),
+        'the whole text as message.received',
+        { timeoutMs: 10_000 },
+      );
+      assert.equal(received.data.from, HANDSET);
+    });
+
     test('STOP over SMPP opts the number out, and the confirmation leaves over the same connection', async () => {
       const before = submits(r.peer).length;
       await r.peer.command({
