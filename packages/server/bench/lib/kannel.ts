@@ -43,6 +43,7 @@ port = ${smscPort}
 transceiver-mode = true
 smsc-username = kannel
 smsc-password = bench
+system-type = VMA
 max-pending-submits = ${window}
 source-addr-ton = 1
 source-addr-npi = 1
