@@ -102,7 +102,30 @@ export interface CarrierHandlers {
    */
   receipts(receipts: readonly DeliveryReceipt[]): Promise<ReceiptOutcome[]>;
   inbound(text: InboundText): Promise<void>;
+  /**
+   * Keeps one part of a text that arrives in several, durably; the part that completes it
+   * has `join` make the text of all its parts (in order), which is received in the
+   * transaction that forgets them. Resolves once durable, whole or not.
+   */
+  inboundPart(part: InboundTextPart, join: (parts: string[]) => InboundText): Promise<void>;
 }
+
+/** One part of a text from the network that arrives in several (a concatenated SMS). */
+export interface InboundTextPart {
+  /** Names its text among every carrier's: parts with the same key are joined. */
+  key: string;
+  /** Its place, from 1. */
+  seq: number;
+  total: number;
+  /** The part as its carrier needs it to join the text, opaque to the core. */
+  data: string;
+}
+
+/**
+ * How long the first part of a text waits for the rest: a day, as handsets retry a part
+ * for hours and a part that never comes should not keep the others for good.
+ */
+export const INBOUND_PART_MAX_AGE_MS = 24 * 3_600_000;
 
 /** What became of a receipt: applied, ignored (a duplicate or late one), or for an unknown reference. */
 export type ReceiptOutcome = 'applied' | 'ignored' | 'unknown';

@@ -261,8 +261,18 @@ export interface CarrierPartsTable {
   created_at: number;
 }
 
+/** A part of a text from a handset, kept until the rest come (migration 025). */
+export interface CarrierInboundPartsTable {
+  text_key: string;
+  seq: number;
+  total: number;
+  part_json: string;
+  received_at: number;
+}
+
 export interface DB {
   carrier_parts: CarrierPartsTable;
+  carrier_inbound_parts: CarrierInboundPartsTable;
   carrier_connections: CarrierConnectionsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;

@@ -4,7 +4,13 @@ import type { Logger } from '../lib/logger.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
 import type { WebhookPoster } from '../delivery/post-webhook.ts';
 import { WebhookWorker } from '../delivery/webhook-worker.ts';
-import type { Carrier, CarrierHandlers, DeliveryReceipt } from '../carriers/carrier.ts';
+import {
+  INBOUND_PART_MAX_AGE_MS,
+  type Carrier,
+  type CarrierHandlers,
+  type DeliveryReceipt,
+} from '../carriers/carrier.ts';
+import { keepInboundPart } from '../store/repos/carrier-inbound-parts.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
 import { LiveCarrier } from '../carriers/live/live-carrier.ts';
 import { smppAdapter } from '../carriers/smpp/smpp-carrier.ts';
@@ -68,6 +74,18 @@ export async function startBackground(deps: {
     },
     inbound: async (text) => {
       await store.write((tx) => receiveMessage(tx, text, commandDeps));
+    },
+    inboundPart: async (part, join) => {
+      await store.write(async (tx) => {
+        const now = clock.now();
+        const row = { text_key: part.key, seq: part.seq, total: part.total, part_json: part.data };
+        const parts = await keepInboundPart(
+          tx.db,
+          { ...row, received_at: now },
+          now - INBOUND_PART_MAX_AGE_MS,
+        );
+        if (parts) await receiveMessage(tx, join(parts.map((p) => p.part_json)), commandDeps);
+      });
     },
   };
   const carriers: Record<'test' | 'live', Carrier> = {

@@ -1,12 +1,14 @@
 // Accepted live sends are never lost: `switchboard serve` SIGKILLed while the SMSC holds its
-// submissions unanswered, started again, delivers or fails every one of them. The submissions
+// submissions unanswered, started again, delivers or fails every one of them. Nor is a part of
+// a handset's long text that was acknowledged before the crash. The submissions
 // lost with the process are taken again when their dispatcher lease (60 s) runs out, over the
 // bind the new process takes once the dead one's lease (15 s) has.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { ApiClient } from '../support/http.ts';
-import { waitFor } from '../support/messaging.ts';
+import { eventsOf, waitFor } from '../support/messaging.ts';
+import { openStore } from '../../src/store/store.ts';
 import {
   freePort,
   jsonOutput,
@@ -17,7 +19,17 @@ import {
 import { startPerlSmsc, type SmscPeer } from '../support/smsc-peer.ts';
 
 const LINE = '+14155550998';
+const HANDSET = '+447700900555';
 const SENDS = 6;
+
+/** Part `seq` of a two-part GSM text from the handset, as the SMSC delivers it. */
+const moPart = (seq: number, text: string) => ({
+  cmd: 'mo',
+  source: HANDSET.slice(1),
+  dest: LINE.slice(1),
+  esm_class: 0x40,
+  hex: Buffer.concat([Buffer.from([5, 0, 3, 0x2a, 2, seq]), Buffer.from(text)]).toString('hex'),
+});
 
 describe('live sends survive a crash with submits in flight', { concurrency: true }, () => {
   for (const engine of ENGINES) {
@@ -84,6 +96,13 @@ describe('live sends survive a crash with submits in flight', { concurrency: tru
           'the first bind',
           { timeoutMs: 15_000, intervalMs: 100 },
         );
+        // The first half of a long text from a handset, acknowledged before the crash.
+        await peer.command(moPart(1, 'Kept across '));
+        await waitFor(
+          async () => (peer.received('deliver_sm_resp').length > 0 ? true : undefined),
+          'the first part acknowledged',
+          { timeoutMs: 15_000, intervalMs: 50 },
+        );
         // The SMSC takes the submissions and answers none of them before the crash.
         await peer.command({ cmd: 'hold' });
         const ids: string[] = [];
@@ -122,6 +141,23 @@ describe('live sends survive a crash with submits in flight', { concurrency: tru
             { timeoutMs: 200_000, intervalMs: 250 },
           );
           assert.equal(done.status, 'delivered', `${id}: ${JSON.stringify(done)}`);
+        }
+        // The second half, over the new bind (every send above left on it), completes the
+        // text kept in the database.
+        await peer.command(moPart(2, 'a crash'));
+        const store = await openStore(database.options);
+        try {
+          const received = await waitFor(
+            async () =>
+              (await eventsOf(store.db, account.id, 'live', 'message.received')).find(
+                (e) => e.data.from === HANDSET,
+              ),
+            'the whole text as message.received',
+            { timeoutMs: 15_000, intervalMs: 100 },
+          );
+          assert.equal(received.data.body, 'Kept across a crash');
+        } finally {
+          await store.close();
         }
         const stopped = await second.stop();
         assert.equal(stopped.code, 0, second.stderr());

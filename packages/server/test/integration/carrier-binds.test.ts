@@ -26,6 +26,7 @@ const secrets = createSecretBox(randomBytes(32));
 const quiet: CarrierHandlers = {
   receipts: async (receipts) => receipts.map(() => 'ignored' as const),
   inbound: async () => {},
+  inboundPart: async () => {},
 };
 
 for (const engine of ENGINES) {

@@ -57,6 +57,7 @@ for (const engine of ENGINES) {
           return receipts.map((): ReceiptOutcome => 'applied');
         },
         inbound: async () => {},
+        inboundPart: async () => {},
       });
       return carrier;
     }
@@ -186,6 +187,7 @@ for (const engine of ENGINES) {
           return receipts.map((): ReceiptOutcome => 'applied');
         },
         inbound: async () => {},
+        inboundPart: async () => {},
       });
       let seq = 0;
       const submit = () =>
@@ -251,6 +253,7 @@ for (const engine of ENGINES) {
             return receipts.map((): ReceiptOutcome => 'applied');
           },
           inbound: async () => {},
+          inboundPart: async () => {},
         });
         // All owed in one turn, before the carrier's first round.
         const submitted = await Promise.all(

@@ -9,7 +9,7 @@ import {
   type InboundPart,
 } from '../../src/carriers/smpp/inbound.ts';
 import { shortMessage, type ShortMessagePdu } from '../../src/carriers/smpp/pdu.ts';
-import { Reassembler, reassemble } from '../../src/carriers/smpp/reassemble.ts';
+import { reassemble } from '../../src/carriers/smpp/reassemble.ts';
 
 const OPTIONS: InboundOptions = {
   ids: { submit: 'text', receipt: 'text' },
@@ -168,15 +168,12 @@ describe('reassembly of concatenated texts', () => {
     const parts = ucs2Parts(text, 133, 42).map((pdu) => part(pdu));
     assert.ok(parts.length >= 3);
     const shuffled = [parts[2]!, parts[0]!, ...parts.slice(3), parts[1]!];
-    const reassembler = new Reassembler({ clock: { now: () => 0 } });
-    const results = shuffled.map((p) => reassembler.add(p));
-    assert.deepEqual(
-      results.slice(0, -1),
-      results.slice(0, -1).map(() => null),
-    );
-    assert.equal(results.at(-1)?.text, text);
-    assert.equal(results.at(-1)?.source, '+447700900123');
-    assert.equal(reassembler.pending, 0);
+    assert.deepEqual(reassemble(shuffled.slice(0, -1)).complete, []);
+    const { complete, pending } = reassemble(shuffled);
+    assert.equal(complete.length, 1);
+    assert.equal(complete[0]?.text, text);
+    assert.equal(complete[0]?.source, '+447700900123');
+    assert.deepEqual(pending, []);
   });
 
   it('keeps texts apart by source, reference and total, and counts a repeated part once', () => {
@@ -193,19 +190,11 @@ describe('reassembly of concatenated texts', () => {
 
   it('hands back a text that was never split at once', () => {
     const single = part(deliver({ shortMessage: encodeGsm7('hello')! }));
-    assert.equal(new Reassembler({ clock: { now: () => 0 } }).add(single)?.text, 'hello');
+    assert.equal(reassemble([single]).complete[0]?.text, 'hello');
   });
 
-  it('leaves parts of an incomplete text pending, and drops them once too old', () => {
-    let now = 0;
-    const reassembler = new Reassembler({ clock: { now: () => now }, maxAgeMs: 1_000 });
+  it('leaves the parts of an incomplete text pending', () => {
     const [first] = ucs2Parts('abcd', 4, 3).map((pdu) => part(pdu));
-    assert.equal(reassembler.add(first!), null);
-    assert.equal(reassemble([first!]).pending.length, 1);
-    now = 999;
-    assert.equal(reassembler.sweep(), 0);
-    now = 1_000;
-    assert.equal(reassembler.sweep(), 1);
-    assert.equal(reassembler.pending, 0);
+    assert.deepEqual(reassemble([first!]), { complete: [], pending: [first!] });
   });
 });

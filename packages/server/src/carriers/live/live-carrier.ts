@@ -232,6 +232,12 @@ export class LiveCarrier implements Carrier {
         await handlers.inbound(text);
         running.received.add(this.#clock.now());
       },
+      inboundPart: async (part, join) => {
+        await handlers.inboundPart({ ...part, key: `${row.id}/${part.key}` }, (parts) => {
+          running.received.add(this.#clock.now());
+          return join(parts);
+        });
+      },
     });
     // Sends queued while it was down leave now, not at their next wait's end.
     this.#store.signals.emit('outbound.queued');

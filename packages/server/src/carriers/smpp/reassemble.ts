@@ -1,7 +1,7 @@
 // Joins the parts of a concatenated text from a handset. Parts of one text share their
 // source, destination, reference and total; they may arrive in any order, and a part
-// delivered twice (SMPP is at-least-once) counts once.
-import type { Clock } from '../../lib/clock.ts';
+// delivered twice (SMPP is at-least-once) counts once. Parts wait for each other in the
+// database, not here (smpp-carrier.ts), so a restart between two loses neither.
 import { decodeText, type Alphabet, type InboundPart } from './inbound.ts';
 
 /** A whole text from a handset. */
@@ -13,7 +13,8 @@ export interface ReassembledText {
   parts: InboundPart[];
 }
 
-function keyOf(part: InboundPart): string {
+/** What names a part's text among a connection's: parts with the same key are joined. */
+export function textKeyOf(part: InboundPart): string {
   const { reference, total } = part.concat!;
   return JSON.stringify([part.source, part.destination, reference, total]);
 }
@@ -35,66 +36,6 @@ function whole(parts: InboundPart[]): ReassembledText {
   return { source: first.source, destination: first.destination, text: join(parts), parts };
 }
 
-interface Pending {
-  parts: (InboundPart | undefined)[];
-  received: number;
-  firstAt: number;
-}
-
-/** Collects parts until their text is whole; incomplete texts are dropped after `maxAgeMs`. */
-export class Reassembler {
-  readonly #pending = new Map<string, Pending>();
-  readonly #clock: Clock;
-  readonly #maxAgeMs: number;
-  readonly #maxPending: number;
-
-  constructor(options: { clock: Clock; maxAgeMs?: number; maxPending?: number }) {
-    this.#clock = options.clock;
-    this.#maxAgeMs = options.maxAgeMs ?? 10 * 60_000;
-    this.#maxPending = options.maxPending ?? 10_000;
-  }
-
-  /** Texts waiting for parts. */
-  get pending(): number {
-    return this.#pending.size;
-  }
-
-  /** Adds a part; returns the whole text when this part completes it (a single text at once). */
-  add(part: InboundPart): ReassembledText | null {
-    if (part.concat === null || part.concat.total === 1) return whole([part]);
-    this.sweep();
-    const key = keyOf(part);
-    let entry = this.#pending.get(key);
-    if (!entry) {
-      if (this.#pending.size >= this.#maxPending) {
-        // Bounded: the oldest incomplete text makes room (Map iterates in insertion order).
-        const oldest = this.#pending.keys().next().value;
-        if (oldest !== undefined) this.#pending.delete(oldest);
-      }
-      entry = { parts: new Array(part.concat.total), received: 0, firstAt: this.#clock.now() };
-      this.#pending.set(key, entry);
-    }
-    const index = part.concat.seq - 1;
-    if (entry.parts[index] === undefined) entry.received++;
-    entry.parts[index] = part;
-    if (entry.received < part.concat.total) return null;
-    this.#pending.delete(key);
-    return whole(entry.parts as InboundPart[]);
-  }
-
-  /** Drops incomplete texts older than the age limit; returns how many. */
-  sweep(): number {
-    const cutoff = this.#clock.now() - this.#maxAgeMs;
-    let dropped = 0;
-    for (const [key, entry] of this.#pending) {
-      if (entry.firstAt > cutoff) continue;
-      this.#pending.delete(key);
-      dropped++;
-    }
-    return dropped;
-  }
-}
-
 /**
  * Reassembles a batch of parts, in any order: the whole texts (in the order they were
  * completed) and the parts still waiting for others.
@@ -103,15 +44,25 @@ export function reassemble(parts: readonly InboundPart[]): {
   complete: ReassembledText[];
   pending: InboundPart[];
 } {
-  const reassembler = new Reassembler({ clock: { now: () => 0 }, maxPending: Infinity });
+  const texts = new Map<string, { slots: (InboundPart | undefined)[]; filled: number }>();
   const complete: ReassembledText[] = [];
   const used = new Set<InboundPart>();
   for (const part of parts) {
-    const text = reassembler.add(part);
-    if (text) {
-      complete.push(text);
-      for (const p of text.parts) used.add(p);
+    if (part.concat === null || part.concat.total === 1) {
+      complete.push(whole([part]));
+      used.add(part);
+      continue;
     }
+    const key = textKeyOf(part);
+    let text = texts.get(key);
+    if (!text) texts.set(key, (text = { slots: new Array(part.concat.total), filled: 0 }));
+    if (text.slots[part.concat.seq - 1] !== undefined) continue;
+    text.slots[part.concat.seq - 1] = part;
+    if (++text.filled < part.concat.total) continue;
+    texts.delete(key);
+    const done = whole(text.slots as InboundPart[]);
+    complete.push(done);
+    for (const p of done.parts) used.add(p);
   }
   const pending = parts.filter((part) => !used.has(part) && !isDuplicateOfComplete(part, complete));
   return { complete, pending };
@@ -120,6 +71,6 @@ export function reassemble(parts: readonly InboundPart[]): {
 /** A second copy of a part whose text is already complete is not left pending. */
 function isDuplicateOfComplete(part: InboundPart, complete: ReassembledText[]): boolean {
   if (part.concat === null) return false;
-  const key = keyOf(part);
-  return complete.some((text) => text.parts.length > 1 && keyOf(text.parts[0]!) === key);
+  const key = textKeyOf(part);
+  return complete.some((text) => text.parts.length > 1 && textKeyOf(text.parts[0]!) === key);
 }

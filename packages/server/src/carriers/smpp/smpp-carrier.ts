@@ -3,12 +3,12 @@
 // SMSC's answers onto the port's outcomes, and what it delivers onto receipts and inbound
 // texts (docs/behaviour.md#carrier-connections).
 import type { ReceiptIds } from '../../domain/carrier-settings.ts';
-import { systemClock } from '../../lib/clock.ts';
 import {
   CarrierRejection,
   CarrierUnavailable,
   type CarrierHandlers,
   type DeliveryReceipt,
+  type InboundText,
   type ReceiptOutcome,
   type Submission,
   type SubmitResult,
@@ -16,7 +16,8 @@ import {
 import type { AdapterConfig, AdapterState, ConnectionAdapter } from '../live/live-carrier.ts';
 import { NotSent, SmppStatusError, Throttled, type SmppError } from './errors.ts';
 import { CommandStatus } from './pdu.ts';
-import { Reassembler } from './reassemble.ts';
+import type { InboundPart } from './inbound.ts';
+import { reassemble, textKeyOf } from './reassemble.ts';
 import type { IdFormats } from './receipt.ts';
 import { SmppSession, type DeliveryEvent, type TextSubmission } from './session.ts';
 
@@ -52,10 +53,26 @@ function refusal(error: SmppStatusError): Error {
   }
 }
 
+/** A handset's part as the database keeps it while it waits for the others. */
+function saved(part: InboundPart): string {
+  return JSON.stringify({ ...part, payload: part.payload.toString('base64') });
+}
+
+function restored(data: string): InboundPart {
+  const part = JSON.parse(data) as InboundPart & { payload: string };
+  return { ...part, payload: Buffer.from(part.payload, 'base64') };
+}
+
+/** The inbound text of a single part, or of every part of a concatenated one. */
+function textOf(parts: InboundPart[]): InboundText {
+  const text = reassemble(parts).complete[0];
+  if (!text) throw new Error('the parts of a text do not make it whole');
+  return { mode: 'live', from: text.source, to: text.destination, body: text.text, mediaUrls: [] };
+}
+
 /** Creates the adapter of one SMPP connection. */
 export function smppAdapter(config: AdapterConfig): ConnectionAdapter {
   const { settings, secret, logger } = config;
-  const reassembler = new Reassembler({ clock: systemClock });
   let handlers: CarrierHandlers | null = null;
 
   // Receipts that arrive together are applied together: one transaction for a burst, as
@@ -105,15 +122,13 @@ export function smppAdapter(config: AdapterConfig): ConnectionAdapter {
     logger,
     onDeliver: async (event) => {
       if (event.kind === 'receipt') return receipt(event);
-      const text = reassembler.add(event.part);
-      if (!text) return; // A part of a text still incomplete: acknowledged, kept until the rest.
-      await handlers!.inbound({
-        mode: 'live',
-        from: text.source,
-        to: text.destination,
-        body: text.text,
-        mediaUrls: [],
-      });
+      const { part } = event;
+      if (part.concat === null || part.concat.total === 1) return handlers!.inbound(textOf([part]));
+      // Kept in the database until the rest come; acknowledged only once kept.
+      await handlers!.inboundPart(
+        { key: textKeyOf(part), seq: part.concat.seq, total: part.concat.total, data: saved(part) },
+        (parts) => textOf(parts.map(restored)),
+      );
     },
   });
 
