@@ -35,13 +35,13 @@ const files = only.length > 0 ? only : globSync('packages/*/test/**/*.test.ts').
 const env: NodeJS.ProcessEnv = { ...process.env };
 
 // Programs from Debian that some suites drive, installed in one go when missing: Chromium for
-// the browser suites, Net::SMPP for the SMPP session suites' second SMSC (test/support/smsc.pl).
+// the browser suites, Net::SMPP for the SMPP and live-carrier suites' SMSC (test/support/smsc.pl).
 // Checked up front: a suite whose browser cannot start fails in its `before` and leaves its
 // server open, so the run would wait instead of ending.
 const browser = files.some((file) => file.includes('packages/web/'));
 const peers = [
   ...(browser ? [CHROMIUM] : []),
-  ...(files.some((file) => file.includes('/smpp-session')) ? [NET_SMPP] : []),
+  ...(files.some((file) => /smpp|live-|carrier/.test(file)) ? [NET_SMPP] : []),
 ];
 if (peers.length > 0) {
   const problem = ensureDebianPeers(peers);
