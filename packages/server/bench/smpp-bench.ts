@@ -21,6 +21,7 @@ interface SimStats {
   submits: number;
   perSecond: number[];
   maxOutstanding: number;
+  receiptsAnswered: number;
 }
 
 /** The simulator in its own process, and its counts per system_id. */
@@ -55,6 +56,24 @@ async function drained(
   const started = performance.now();
   while (performance.now() - started < ms) {
     if (((await sim.stats())[systemId]?.submits ?? 0) >= count) break;
+    await sleep(100);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * Waits (at most `ms`) until the ESME has answered a receipt for every submit_sm: the latency
+ * probe that follows then measures a quiet service, not the tail of the load's receipts.
+ */
+async function settled(
+  sim: Awaited<ReturnType<typeof startSimulator>>,
+  systemId: string,
+  ms: number,
+): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < ms) {
+    const own = (await sim.stats())[systemId];
+    if (own && own.receiptsAnswered >= own.submits) break;
     await sleep(100);
   }
   return (performance.now() - started) / 1000;
@@ -124,13 +143,15 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
         warmUp: 2,
       });
       const drainSeconds = await drained(sim, 'switchboard', load.requests, 120_000);
+      const receiptSeconds = await settled(sim, 'switchboard', 120_000);
       const own = (await sim.stats()).switchboard ?? {
         submits: 0,
         perSecond: [],
         maxOutstanding: 0,
+        receiptsAnswered: 0,
       };
       log(
-        `  ${Math.round(load.perSecond)} accepted/s, ${load.errors} errors ${JSON.stringify(load.failedStatuses)} ${load.firstFailure}; every submit_sm sent ${drainSeconds.toFixed(1)} s after`,
+        `  ${Math.round(load.perSecond)} accepted/s, ${load.errors} errors ${JSON.stringify(load.failedStatuses)} ${load.firstFailure}; every submit_sm sent ${drainSeconds.toFixed(1)} s after, every receipt applied ${receiptSeconds.toFixed(1)} s after that`,
       );
       await api(service.url, key)('POST', '/v1/webhook_endpoints', {
         url: `${receiver.url}/latency`,
@@ -204,6 +225,7 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
               submits: 0,
               perSecond: [],
               maxOutstanding: 0,
+              receiptsAnswered: 0,
             };
             rows.push(
               {

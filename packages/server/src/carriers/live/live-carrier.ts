@@ -55,6 +55,11 @@ export interface AdapterConfig {
   settings: SmppSettings;
   secret: SmppSecret;
   logger: Logger;
+  /**
+   * Calls `listener` each time the dispatcher has committed carrier references (a receipt
+   * that overtook its reference can apply then); returns the way to stop.
+   */
+  onSubmitted(listener: () => void): () => void;
 }
 
 export type AdapterFactory = (config: AdapterConfig) => ConnectionAdapter;
@@ -212,6 +217,10 @@ export class LiveCarrier implements Carrier {
       settings,
       secret: JSON.parse(this.#secrets.open(row.secret_sealed)) as SmppSecret,
       logger: this.#logger.child({ carrier: row.id }),
+      onSubmitted: (listener) => {
+        this.#store.signals.on('outbound.submitted', listener);
+        return () => this.#store.signals.off('outbound.submitted', listener);
+      },
     });
     const running: Running = {
       row,
