@@ -5,6 +5,7 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { directoryRoutes } from './routes/directory.ts';
 import { inboxRoutes } from './routes/inbox.ts';
 import { sessionRoutes } from './routes/session.ts';
+import { teamWorkflowRoutes } from './routes/team-workflow.ts';
 import { registerSessionAuth } from './session-auth.ts';
 
 /**
@@ -21,4 +22,5 @@ export async function appApi(app: FastifyInstance): Promise<void> {
   await app.register(directoryRoutes);
   await app.register(dashboardRoutes);
   await app.register(carrierRoutes);
+  await app.register(teamWorkflowRoutes);
 }

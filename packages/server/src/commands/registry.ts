@@ -9,6 +9,11 @@ import { removeCarrier } from './remove-carrier.ts';
 import { createContact, type CreateContactInput } from './create-contact.ts';
 import { createUser } from './create-user.ts';
 import { markConversationRead } from './mark-conversation-read.ts';
+import type { TeamActor } from './team-context.ts';
+import { markConversationUnread } from './mark-conversation-unread.ts';
+import { setConversationStatus } from './set-conversation-status.ts';
+import { assignConversation } from './assign-conversation.ts';
+import { addConversationNote } from './add-conversation-note.ts';
 import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
 import { recordCall, type RecordCallInput } from './record-call.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
@@ -63,8 +68,8 @@ export const COMMANDS = {
     c: CommandContext,
     i: { actor: Actor; id: string; input: UpdateContactInput },
   ) => updateContact(tx, i.actor, i.id, i.input, c),
-  markConversationRead: (tx: WriteTx, _c: CommandContext, i: { actor: Actor; id: string }) =>
-    markConversationRead(tx, i.actor, i.id),
+  markConversationRead: (tx: WriteTx, c: CommandContext, i: { actor: TeamActor; id: string }) =>
+    markConversationRead(tx, i.actor, i.id, c),
   createWebhookEndpoint: (
     tx: WriteTx,
     c: CommandContext,
@@ -116,6 +121,23 @@ export const COMMANDS = {
   ) => pauseCarrier(tx, i, c),
   removeCarrier: (tx: WriteTx, c: CommandContext, i: { id: string; accountId?: string }) =>
     removeCarrier(tx, i, c),
+  markConversationUnread: (tx: WriteTx, c: CommandContext, i: { actor: TeamActor; id: string }) =>
+    markConversationUnread(tx, i.actor, i.id, c),
+  setConversationStatus: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; id: string; status: string },
+  ) => setConversationStatus(tx, i.actor, i.id, i.status, c),
+  assignConversation: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; id: string; assigneeId: string | null },
+  ) => assignConversation(tx, i.actor, i.id, i.assigneeId, c),
+  addConversationNote: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; id: string; body: string },
+  ) => addConversationNote(tx, i.actor, i.id, i.body, c),
 } as const;
 
 /** The name of a command of the registry. */

@@ -270,6 +270,33 @@ export interface CarrierInboundPartsTable {
   received_at: number;
 }
 
+/** Whether a conversation is open or done, and its assignee (migration 019). */
+export interface ConversationStatesTable {
+  conversation_id: string;
+  status: 'open' | 'done';
+  assignee_id: string | null;
+  updated_at: number;
+}
+
+/** What one user has read of a conversation (migration 019). */
+export interface ConversationReadsTable {
+  conversation_id: string;
+  user_id: string;
+  read_at: number;
+  marked_unread: number;
+}
+
+/** An internal note in a thread: seen by the team, never sent (migration 019). */
+export interface ConversationNotesTable {
+  id: string;
+  conversation_id: string;
+  author_id: string;
+  author_name: string;
+  body: string;
+  mentions_json: string;
+  created_at: number;
+}
+
 export interface DB {
   carrier_parts: CarrierPartsTable;
   carrier_inbound_parts: CarrierInboundPartsTable;
@@ -292,4 +319,7 @@ export interface DB {
   contacts: ContactsTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  conversation_states: ConversationStatesTable;
+  conversation_reads: ConversationReadsTable;
+  conversation_notes: ConversationNotesTable;
 }
