@@ -51,7 +51,10 @@ export function SessionProvider(props: {
     () => createApiClient(mode, me.csrfToken, ended),
     [mode, me.csrfToken, ended],
   );
-  const live = useMemo(() => new LiveData(api, announce, ended), [api, ended]);
+  const live = useMemo(
+    () => new LiveData(api, announce, ended, me.user.id),
+    [api, ended, me.user.id],
+  );
   useEffect(() => {
     live.start();
     return () => live.stop();
