@@ -6,6 +6,7 @@ import { directoryRoutes } from './routes/directory.ts';
 import { inboxRoutes } from './routes/inbox.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { teamWorkflowRoutes } from './routes/team-workflow.ts';
+import { notificationRoutes } from './routes/notifications.ts';
 import { registerSessionAuth } from './session-auth.ts';
 
 /**
@@ -23,4 +24,5 @@ export async function appApi(app: FastifyInstance): Promise<void> {
   await app.register(dashboardRoutes);
   await app.register(carrierRoutes);
   await app.register(teamWorkflowRoutes);
+  await app.register(notificationRoutes);
 }

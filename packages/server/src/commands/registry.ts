@@ -14,6 +14,12 @@ import { markConversationUnread } from './mark-conversation-unread.ts';
 import { setConversationStatus } from './set-conversation-status.ts';
 import { assignConversation } from './assign-conversation.ts';
 import { addConversationNote } from './add-conversation-note.ts';
+import { savePushKeys } from './save-push-keys.ts';
+import { addPushSubscription, type PushSubscriptionInput } from './add-push-subscription.ts';
+import { removePushSubscription } from './remove-push-subscription.ts';
+import { forgetPushSubscription } from './forget-push-subscription.ts';
+import { updateNotificationSettings } from './update-notification-settings.ts';
+import type { NotificationSettings } from '../domain/notification-rules.ts';
 import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
 import { recordCall, type RecordCallInput } from './record-call.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
@@ -138,6 +144,28 @@ export const COMMANDS = {
     c: CommandContext,
     i: { actor: TeamActor; id: string; body: string },
   ) => addConversationNote(tx, i.actor, i.id, i.body, c),
+  savePushKeys: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { accountId: string; publicKey: string; privateKey: string },
+  ) => savePushKeys(tx, i, c),
+  addPushSubscription: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; subscription: PushSubscriptionInput },
+  ) => addPushSubscription(tx, i.actor, i.subscription, c),
+  removePushSubscription: (
+    tx: WriteTx,
+    _c: CommandContext,
+    i: { actor: TeamActor; endpoint: string },
+  ) => removePushSubscription(tx, i.actor, i.endpoint),
+  updateNotificationSettings: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; settings: NotificationSettings },
+  ) => updateNotificationSettings(tx, i.actor, i.settings, c),
+  forgetPushSubscription: (tx: WriteTx, _c: CommandContext, i: { endpoint: string }) =>
+    forgetPushSubscription(tx, i.endpoint),
 } as const;
 
 /** The name of a command of the registry. */

@@ -297,6 +297,34 @@ export interface ConversationNotesTable {
   created_at: number;
 }
 
+/** An account's VAPID key pair for Web Push, made once (migration 020). */
+export interface PushKeysTable {
+  account_id: string;
+  public_key: string;
+  /** Sealed by the secret box. */
+  private_key_sealed: string;
+  created_at: number;
+}
+
+/** A browser's push subscription for a user (migration 020). */
+export interface PushSubscriptionsTable {
+  endpoint: string;
+  user_id: string;
+  account_id: string;
+  p256dh: string;
+  auth: string;
+  created_at: number;
+}
+
+/** What a user wants to be notified of (migration 020). */
+export interface NotificationSettingsTable {
+  user_id: string;
+  texts: 'all' | 'mine' | 'none';
+  calls: number;
+  sound: number;
+  updated_at: number;
+}
+
 export interface DB {
   carrier_parts: CarrierPartsTable;
   carrier_inbound_parts: CarrierInboundPartsTable;
@@ -322,4 +350,7 @@ export interface DB {
   conversation_states: ConversationStatesTable;
   conversation_reads: ConversationReadsTable;
   conversation_notes: ConversationNotesTable;
+  push_keys: PushKeysTable;
+  push_subscriptions: PushSubscriptionsTable;
+  notification_settings: NotificationSettingsTable;
 }

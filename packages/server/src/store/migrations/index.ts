@@ -17,6 +17,7 @@ import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
 import * as carrierConnections from './016-carrier-connections.ts';
 import * as carrierParts from './017-carrier-parts.ts';
 import * as teamWorkflow from './019-team-workflow.ts';
+import * as webPush from './020-web-push.ts';
 import * as inboundParts from './025-inbound-parts.ts';
 
 /**
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '016-carrier-connections': carrierConnections,
   '017-carrier-parts': carrierParts,
   '019-team-workflow': teamWorkflow,
+  '020-web-push': webPush,
   '025-inbound-parts': inboundParts,
 };
 
