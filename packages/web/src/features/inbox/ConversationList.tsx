@@ -6,6 +6,7 @@ import { Icon } from '../../lib/icons.tsx';
 import { Link } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation } from '../../lib/types.ts';
+import { NotificationSettingsPanel } from '../notifications/NotificationSettingsPanel.tsx';
 import { conversationTitle, messagePreview } from './conversation-labels.ts';
 
 type Filter = 'all' | 'unread' | 'mine' | 'unassigned';
@@ -88,6 +89,7 @@ export function ConversationList(props: { selectedId: string | null }) {
           ))}
         </div>
       </div>
+      <NotificationSettingsPanel />
       {conversations === null ? (
         <p className="list-note">Loading conversations…</p>
       ) : rows.length === 0 ? (
