@@ -11,7 +11,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startPushService, type PushService } from '../../../server/test/support/push-service.ts';
-import { assertAccessible, launchBrowser, newContext, signIn } from '../support/browser.ts';
+import {
+  assertAccessible,
+  launchBrowser,
+  newContext,
+  screenshots,
+  signIn,
+} from '../support/browser.ts';
 import { startSoftphone, type Softphone } from '../support/softphone.ts';
 
 /** The part of a service worker's global scope the test reaches into. */
@@ -143,6 +149,9 @@ describe('notifications in the softphone', () => {
       ),
     );
     await assertAccessible(max, 'the inbox with notification settings open');
+    await max.goto('/app/inbox');
+    await max.getByText('Notifications', { exact: true }).click();
+    await screenshots(max, 'inbox-notification-settings');
     await max.getByLabel('All new texts').check();
     await oliviaContext.close();
     await maxContext.close();
