@@ -30,6 +30,9 @@ const SessionContext = createContext<Session | null>(null);
 const MODE_KEY = 'switchboard.mode';
 
 function storedMode(): Mode {
+  // A link into a live-mode thread (a push notification's) says so: ?mode=live.
+  const asked = new URLSearchParams(window.location.search).get('mode');
+  if (asked === 'live' || asked === 'test') return asked;
   try {
     return window.localStorage.getItem(MODE_KEY) === 'live' ? 'live' : 'test';
   } catch {

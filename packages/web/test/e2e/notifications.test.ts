@@ -244,6 +244,11 @@ describe('notifications in the softphone', () => {
     );
     await again.waitForURL(new RegExp(`/app/inbox/${id}$`));
     await again.getByRole('group', { name: 'Team' }).waitFor();
+    // A live-mode thread's link (delivery/push-notifier.ts) opens the app in live mode.
+    await again.goto('/app/calls?mode=live');
+    assert.ok(await again.getByRole('radio', { name: 'Live' }).first().isChecked());
+    await again.goto('/app/calls?mode=test');
+    assert.ok(await again.getByRole('radio', { name: 'Test' }).first().isChecked());
     await context.close();
   });
 });
