@@ -28,6 +28,7 @@ import { messageRoutes } from './http/routes/messages.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
 import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
 import type { AppDeps } from './http/types.ts';
+import { attachPushNotifier } from './delivery/push-notifier.ts';
 
 export type { AppDeps } from './http/types.ts';
 
@@ -100,6 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerWebApp(app);
   if (deps.config.roles.includes('realtime')) {
     attachRealtime(app, deps.realtimeHeartbeatMs ? { heartbeatMs: deps.realtimeHeartbeatMs } : {});
+  }
+  if (deps.config.roles.includes('worker')) {
+    attachPushNotifier(app, deps.pushCa ? { ca: deps.pushCa } : {});
   }
   return app;
 }

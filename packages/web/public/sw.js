@@ -81,3 +81,50 @@ self.addEventListener('fetch', (event) => {
     fetch(request).catch(() => caches.match(request).then((cached) => cached || Response.error())),
   );
 });
+
+// Web Push: the server sends {title, body, url, tag} for a new text, call, mention or
+// assignment (delivery/push-notifier.ts). Shown unless a tab of the app is in front of the
+// user, which notifies by itself.
+self.addEventListener('push', (event) => {
+  let data;
+  try {
+    data = event.data ? event.data.json() : null;
+  } catch {
+    data = null;
+  }
+  if (!data || typeof data.title !== 'string') return;
+  event.waitUntil(
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      if (windows.some((w) => w.visibilityState === 'visible' && w.focused)) return undefined;
+      return self.registration.showNotification(data.title, {
+        body: data.body || '',
+        tag: data.tag || undefined,
+        icon: '/app/icons/icon-192.png',
+        badge: '/app/icons/icon-192.png',
+        data: { url: data.url || '/app/inbox' },
+      });
+    }),
+  );
+});
+
+// A click opens the thread: in a tab of the app if one is open, else in a new window.
+function openFromNotification(notification) {
+  notification.close();
+  const path = (notification.data && notification.data.url) || '/app/inbox';
+  const url = new URL(path, self.location.origin);
+  if (url.origin !== self.location.origin) return Promise.resolve();
+  return self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+    const app = windows.find((w) => new URL(w.url).pathname.startsWith('/app/'));
+    if (!app) return self.clients.openWindow(url.href);
+    // A tab this worker does not control cannot be navigated from here: open a window.
+    return app.navigate(url.href).then(
+      (w) => (w || app).focus().catch(() => undefined),
+      () => self.clients.openWindow(url.href),
+    );
+  });
+}
+self.openFromNotification = openFromNotification;
+
+self.addEventListener('notificationclick', (event) => {
+  event.waitUntil(openFromNotification(event.notification));
+});

@@ -5,6 +5,8 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { directoryRoutes } from './routes/directory.ts';
 import { inboxRoutes } from './routes/inbox.ts';
 import { sessionRoutes } from './routes/session.ts';
+import { teamWorkflowRoutes } from './routes/team-workflow.ts';
+import { notificationRoutes } from './routes/notifications.ts';
 import { registerSessionAuth } from './session-auth.ts';
 
 /**
@@ -21,4 +23,6 @@ export async function appApi(app: FastifyInstance): Promise<void> {
   await app.register(directoryRoutes);
   await app.register(dashboardRoutes);
   await app.register(carrierRoutes);
+  await app.register(teamWorkflowRoutes);
+  await app.register(notificationRoutes);
 }

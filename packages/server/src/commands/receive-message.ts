@@ -1,4 +1,5 @@
 import { newId } from '../lib/ids.ts';
+import { reopenIfDone } from '../store/repos/conversation-team.ts';
 import { validationError } from '../domain/errors.ts';
 import { mediaContentType } from '../domain/media.ts';
 import { requireNoNul } from '../domain/text-rules.ts';
@@ -124,11 +125,25 @@ export async function receiveMessage(
   };
   await insertMessage(tx.db, row);
   await touchConversation(tx.db, conversation.id, now, true);
+  await reopenOnInbound(tx, actor, conversation.id, now);
   const message = presentMessage(row);
   await recordEvent(tx, actor, 'message.received', message, now);
   tx.publish('message.created', { ...scopeOf(actor), message, contactName: contact?.name ?? null });
   await applyKeyword(tx, actor, input, body, deps);
   return message;
+}
+
+/** A done conversation opens again when its customer writes (docs/behaviour.md#team-workflow). */
+async function reopenOnInbound(tx: WriteTx, actor: Actor, id: string, now: number): Promise<void> {
+  const reopened = await reopenIfDone(tx.db, id, now);
+  if (!reopened) return;
+  tx.publish('conversation.updated', {
+    ...scopeOf(actor),
+    conversationId: id,
+    status: reopened.status,
+    assigneeId: reopened.assignee_id,
+    by: null,
+  });
 }
 
 async function applyKeyword(

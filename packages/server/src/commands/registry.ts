@@ -9,6 +9,17 @@ import { removeCarrier } from './remove-carrier.ts';
 import { createContact, type CreateContactInput } from './create-contact.ts';
 import { createUser } from './create-user.ts';
 import { markConversationRead } from './mark-conversation-read.ts';
+import type { TeamActor } from './team-context.ts';
+import { markConversationUnread } from './mark-conversation-unread.ts';
+import { setConversationStatus } from './set-conversation-status.ts';
+import { assignConversation } from './assign-conversation.ts';
+import { addConversationNote } from './add-conversation-note.ts';
+import { savePushKeys } from './save-push-keys.ts';
+import { addPushSubscription, type PushSubscriptionInput } from './add-push-subscription.ts';
+import { removePushSubscription } from './remove-push-subscription.ts';
+import { forgetPushSubscription } from './forget-push-subscription.ts';
+import { updateNotificationSettings } from './update-notification-settings.ts';
+import type { NotificationSettings } from '../domain/notification-rules.ts';
 import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
 import { recordCall, type RecordCallInput } from './record-call.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
@@ -63,8 +74,8 @@ export const COMMANDS = {
     c: CommandContext,
     i: { actor: Actor; id: string; input: UpdateContactInput },
   ) => updateContact(tx, i.actor, i.id, i.input, c),
-  markConversationRead: (tx: WriteTx, _c: CommandContext, i: { actor: Actor; id: string }) =>
-    markConversationRead(tx, i.actor, i.id),
+  markConversationRead: (tx: WriteTx, c: CommandContext, i: { actor: TeamActor; id: string }) =>
+    markConversationRead(tx, i.actor, i.id, c),
   createWebhookEndpoint: (
     tx: WriteTx,
     c: CommandContext,
@@ -116,6 +127,45 @@ export const COMMANDS = {
   ) => pauseCarrier(tx, i, c),
   removeCarrier: (tx: WriteTx, c: CommandContext, i: { id: string; accountId?: string }) =>
     removeCarrier(tx, i, c),
+  markConversationUnread: (tx: WriteTx, c: CommandContext, i: { actor: TeamActor; id: string }) =>
+    markConversationUnread(tx, i.actor, i.id, c),
+  setConversationStatus: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; id: string; status: string },
+  ) => setConversationStatus(tx, i.actor, i.id, i.status, c),
+  assignConversation: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; id: string; assigneeId: string | null },
+  ) => assignConversation(tx, i.actor, i.id, i.assigneeId, c),
+  addConversationNote: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; id: string; body: string },
+  ) => addConversationNote(tx, i.actor, i.id, i.body, c),
+  savePushKeys: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { accountId: string; publicKey: string; privateKey: string },
+  ) => savePushKeys(tx, i, c),
+  addPushSubscription: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; subscription: PushSubscriptionInput },
+  ) => addPushSubscription(tx, i.actor, i.subscription, c),
+  removePushSubscription: (
+    tx: WriteTx,
+    _c: CommandContext,
+    i: { actor: TeamActor; endpoint: string },
+  ) => removePushSubscription(tx, i.actor, i.endpoint),
+  updateNotificationSettings: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: TeamActor; settings: NotificationSettings },
+  ) => updateNotificationSettings(tx, i.actor, i.settings, c),
+  forgetPushSubscription: (tx: WriteTx, _c: CommandContext, i: { endpoint: string }) =>
+    forgetPushSubscription(tx, i.endpoint),
 } as const;
 
 /** The name of a command of the registry. */

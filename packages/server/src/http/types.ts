@@ -19,6 +19,8 @@ export interface AppDeps {
   secrets: SecretBox;
   /** How often the realtime hub pings and checks each channel's session (25 s unless a test shortens it). */
   realtimeHeartbeatMs?: number;
+  /** A CA Web Push trusts besides the system's (a test's own push service). */
+  pushCa?: string;
 }
 
 /** An idempotent POST in progress: its key and the hash of what was asked. */

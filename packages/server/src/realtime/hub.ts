@@ -5,6 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { isMode, type Mode } from '../domain/modes.ts';
 import { sessionFromToken, SESSION_COOKIE } from '../app-api/session-auth.ts';
 import { SESSION_ENDED } from '../commands/end-session.ts';
+import { typingNoticeFrom, TYPING_INTERVAL_MS } from './typing.ts';
 
 /** Signals pushed to every signed-in client of the account and mode they concern. */
 export const PUSHED_SIGNALS = [
@@ -13,6 +14,9 @@ export const PUSHED_SIGNALS = [
   'call.created',
   'contact.changed',
   'conversation.read',
+  'conversation.unread',
+  'conversation.updated',
+  'note.created',
 ] as const;
 
 interface Client {
@@ -23,6 +27,8 @@ interface Client {
   /** The session cookie it opened with, checked again at every heartbeat. */
   token: string;
   tokenHash: string;
+  user: { id: string; name: string };
+  lastTypingAt: number;
 }
 
 /** The path browsers open the socket on. */
@@ -87,9 +93,12 @@ export function attachRealtime(
             alive: true,
             token,
             tokenHash: session.tokenHash,
+            user: { id: session.user.id, name: session.user.name },
+            lastTypingAt: 0,
           };
           addClient(client);
           ws.on('pong', () => (client.alive = true));
+          ws.on('message', (data) => relayTyping(client, data));
           ws.on('close', () => removeClient(client));
           ws.on('error', () => removeClient(client));
           ws.send(JSON.stringify({ type: 'hello', mode }));
@@ -119,6 +128,18 @@ export function attachRealtime(
     };
     return [type, listener] as const;
   });
+  /** Tells the user's teammates in the same account and mode that they are typing. */
+  const relayTyping = (from: Client, data: unknown) => {
+    const notice = typingNoticeFrom(data);
+    const now = Date.now();
+    if (!notice || now - from.lastTypingAt < TYPING_INTERVAL_MS) return;
+    from.lastTypingAt = now;
+    const text = JSON.stringify({ ...notice, user: from.user });
+    for (const client of clients) {
+      if (client.accountId !== from.accountId || client.mode !== from.mode) continue;
+      if (client.user.id !== from.user.id) client.socket.send(text);
+    }
+  };
   /** Closes a channel whose session is over; the app signs in again rather than retrying. */
   const endClient = (client: Client) => {
     client.socket.close(SESSION_ENDED_CLOSE, 'session ended');

@@ -270,6 +270,61 @@ export interface CarrierInboundPartsTable {
   received_at: number;
 }
 
+/** Whether a conversation is open or done, and its assignee (migration 019). */
+export interface ConversationStatesTable {
+  conversation_id: string;
+  status: 'open' | 'done';
+  assignee_id: string | null;
+  updated_at: number;
+}
+
+/** What one user has read of a conversation (migration 019). */
+export interface ConversationReadsTable {
+  conversation_id: string;
+  user_id: string;
+  read_at: number;
+  marked_unread: number;
+}
+
+/** An internal note in a thread: seen by the team, never sent (migration 019). */
+export interface ConversationNotesTable {
+  id: string;
+  conversation_id: string;
+  author_id: string;
+  author_name: string;
+  body: string;
+  mentions_json: string;
+  created_at: number;
+}
+
+/** An account's VAPID key pair for Web Push, made once (migration 020). */
+export interface PushKeysTable {
+  account_id: string;
+  public_key: string;
+  /** Sealed by the secret box. */
+  private_key_sealed: string;
+  created_at: number;
+}
+
+/** A browser's push subscription for a user (migration 020). */
+export interface PushSubscriptionsTable {
+  endpoint: string;
+  user_id: string;
+  account_id: string;
+  p256dh: string;
+  auth: string;
+  created_at: number;
+}
+
+/** What a user wants to be notified of (migration 020). */
+export interface NotificationSettingsTable {
+  user_id: string;
+  texts: 'all' | 'mine' | 'none';
+  calls: number;
+  sound: number;
+  updated_at: number;
+}
+
 export interface DB {
   carrier_parts: CarrierPartsTable;
   carrier_inbound_parts: CarrierInboundPartsTable;
@@ -292,4 +347,10 @@ export interface DB {
   contacts: ContactsTable;
   events: EventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  conversation_states: ConversationStatesTable;
+  conversation_reads: ConversationReadsTable;
+  conversation_notes: ConversationNotesTable;
+  push_keys: PushKeysTable;
+  push_subscriptions: PushSubscriptionsTable;
+  notification_settings: NotificationSettingsTable;
 }

@@ -55,6 +55,8 @@ export async function startTestApp(
     background?: boolean;
     /** Trusted CA for webhook HTTPS receivers with self-signed certificates. */
     webhookCa?: string;
+    /** Trusted CA for a test's own Web Push service. */
+    pushCa?: string;
     webhookTimeoutMs?: number;
     realtimeHeartbeatMs?: number;
   } = {},
@@ -82,6 +84,7 @@ export async function startTestApp(
     secrets,
     logger: createLogger('silent'),
     ...(options.realtimeHeartbeatMs ? { realtimeHeartbeatMs: options.realtimeHeartbeatMs } : {}),
+    ...(options.pushCa ? { pushCa: options.pushCa } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.

@@ -3,7 +3,16 @@ import type { ApiClient } from './api.ts';
 import { formatPhone } from './format.ts';
 import { openRealtime, type ConnectionState, type RealtimeHandle } from './realtime.ts';
 import { withPushes } from './thread-merge.ts';
-import type { CallLogEntry, Conversation, ListOf, Push } from './types.ts';
+import { applyTeamPush, TYPING_SHOWN_MS, withNote, withoutExpiredTyping } from './team-pushes.ts';
+import type {
+  CallLogEntry,
+  Conversation,
+  ConversationState,
+  ListOf,
+  Note,
+  Push,
+  Teammate,
+} from './types.ts';
 
 /** Everything the inbox, calls and contacts screens show, kept current by the realtime channel. */
 export interface LiveSnapshot {
@@ -15,6 +24,21 @@ export interface LiveSnapshot {
   /** The shared directory, newest first: the first contact with a phone is its caller ID. */
   contacts: Contact[] | null;
   connection: ConnectionState;
+  /** Internal notes of loaded threads, oldest first. */
+  notes: Readonly<Record<string, Note[]>>;
+  /** Who is replying in each conversation, until when (epoch ms). */
+  typing: Readonly<Record<string, { user: Teammate; until: number }>>;
+  teammates: Teammate[] | null;
+}
+
+/** Something worth telling the signed-in user about, for notifications. */
+export interface Alert {
+  kind: 'text' | 'mention' | 'assignment' | 'call';
+  title: string;
+  body: string;
+  conversationId: string | null;
+  /** Whether it concerns them: assigned to them, or mentioning them. */
+  mine: boolean;
 }
 
 /** What the composer sends: the same fields as `POST /v1/messages`, minus `senderName`. */
@@ -54,7 +78,13 @@ export class LiveData {
     calls: null,
     contacts: null,
     connection: 'connecting',
+    notes: {},
+    typing: {},
+    teammates: null,
   };
+  readonly #alerts = new Set<(alert: Alert) => void>();
+  readonly #userId: string | null;
+  #lastTypingSent = 0;
   #realtime: RealtimeHandle | null = null;
   #open: string | null = null;
   /** For each thread load in flight, by conversation: the messages pushed since it started. */
@@ -68,7 +98,9 @@ export class LiveData {
     api: ApiClient,
     announce: (text: string) => void,
     onSessionEnded: () => void = () => undefined,
+    userId: string | null = null,
   ) {
+    this.#userId = userId;
     this.api = api;
     this.#announce = announce;
     this.#onSessionEnded = onSessionEnded;
@@ -79,6 +111,16 @@ export class LiveData {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   };
+
+  /** Listens for what is worth a notification; returns the way to stop. */
+  onAlert(listener: (alert: Alert) => void): () => void {
+    this.#alerts.add(listener);
+    return () => this.#alerts.delete(listener);
+  }
+
+  #alert(alert: Alert): void {
+    for (const listener of this.#alerts) listener(alert);
+  }
 
   /** For useSyncExternalStore: the same object until something changed. */
   getSnapshot = (): LiveSnapshot => this.#snapshot;
@@ -135,6 +177,7 @@ export class LiveData {
       this.loadConversations(),
       this.loadCalls(),
       this.loadContacts(),
+      this.loadTeammates(),
       open ? this.loadThread(open) : Promise.resolve(),
     ]);
   }
@@ -143,6 +186,12 @@ export class LiveData {
   async loadConversations(): Promise<void> {
     const { data } = await this.api.get<ListOf<Conversation>>('/conversations');
     this.#set({ conversations: data.toSorted(byNewest) });
+  }
+
+  /** Refetches who can be assigned and mentioned. */
+  async loadTeammates(): Promise<void> {
+    const { data } = await this.api.get<ListOf<Teammate>>('/teammates');
+    this.#set({ teammates: data });
   }
 
   /** Refetches the call history. */
@@ -162,7 +211,7 @@ export class LiveData {
     const pushed = new Map<string, Message>();
     const loads = this.#pushedWhileLoading.get(id) ?? new Set();
     this.#pushedWhileLoading.set(id, loads.add(pushed));
-    let answer: { conversation: Conversation; messages: Message[] };
+    let answer: { conversation: Conversation; messages: Message[]; notes?: Note[] };
     try {
       answer = await this.api.get(`/conversations/${encodeURIComponent(id)}`);
     } finally {
@@ -171,7 +220,10 @@ export class LiveData {
     }
     const { conversation } = answer;
     const messages = withPushes(answer.messages, pushed);
-    this.#set({ threads: { ...this.#snapshot.threads, [id]: messages } });
+    this.#set({
+      threads: { ...this.#snapshot.threads, [id]: messages },
+      notes: { ...this.#snapshot.notes, [id]: answer.notes ?? [] },
+    });
     const reading = id === this.#open;
     this.#upsertConversation({
       ...conversation,
@@ -188,7 +240,53 @@ export class LiveData {
     if (row && row.unreadCount > 0) void this.markRead(id);
   }
 
-  /** Marks a conversation read for the whole team. */
+  /** Marks a conversation unread for the signed-in user only. */
+  async markUnread(id: string): Promise<void> {
+    this.#patchConversation(id, { unreadCount: 1 });
+    await this.api.post(`/conversations/${encodeURIComponent(id)}/unread`);
+  }
+
+  /** Marks a conversation done, or open again, for the team. */
+  async setStatus(id: string, status: 'open' | 'done'): Promise<void> {
+    const state = await this.api.post<ConversationState>(
+      `/conversations/${encodeURIComponent(id)}/status`,
+      { status },
+    );
+    this.#patchConversation(id, { status: state.status, assigneeId: state.assigneeId });
+  }
+
+  /** Assigns a conversation to a teammate, or to nobody. */
+  async assign(id: string, assigneeId: string | null): Promise<void> {
+    const state = await this.api.post<ConversationState>(
+      `/conversations/${encodeURIComponent(id)}/assignee`,
+      { assigneeId },
+    );
+    this.#patchConversation(id, { status: state.status, assigneeId: state.assigneeId });
+  }
+
+  /** Adds an internal note to a thread; errors come back as thrown. */
+  async addNote(id: string, body: string): Promise<Note> {
+    const note = await this.api.post<Note>(`/conversations/${encodeURIComponent(id)}/notes`, {
+      body,
+    });
+    this.#set(withNote(this.#snapshot, note));
+    return note;
+  }
+
+  /** Tells teammates the user is typing in a thread; at most one notice a second. */
+  typing(id: string): void {
+    const now = Date.now();
+    if (now - this.#lastTypingSent < 1000) return;
+    this.#lastTypingSent = now;
+    this.#realtime?.send({ type: 'typing', conversationId: id });
+  }
+
+  /** The name of a teammate, or null. */
+  teammateName(id: string | null): string | null {
+    return this.#snapshot.teammates?.find((t) => t.id === id)?.name ?? null;
+  }
+
+  /** Marks a conversation read for the signed-in user, on each of their devices. */
   async markRead(id: string): Promise<void> {
     this.#patchConversation(id, { unreadCount: 0 });
     await this.api.post(`/conversations/${encodeURIComponent(id)}/read`).catch(() => undefined);
@@ -236,15 +334,40 @@ export class LiveData {
         if (call.status === 'missed' && call.direction === 'inbound') {
           this.#announce(`Missed call from ${this.label(call.from, call.contactName)}`);
         }
+        if (call.direction === 'inbound') {
+          this.#alert({
+            kind: 'call',
+            title: call.status === 'missed' ? 'Missed call' : 'Call',
+            body: this.label(call.from, call.contactName),
+            conversationId: null,
+            mine: false,
+          });
+        }
         return;
       }
       case 'contact.changed':
         this.#upsertContact(push.contact);
         return;
       case 'conversation.read':
-        this.#patchConversation(push.conversationId, { unreadCount: 0 });
+      case 'conversation.unread':
+      case 'conversation.updated':
+      case 'note.created':
+      case 'typing': {
+        const { patch, alert } = applyTeamPush(this.#snapshot, push, this.#userId, Date.now());
+        this.#set(patch);
+        if (alert) this.#alert(alert);
+        if (push.type === 'typing') setTimeout(() => this.#expireTyping(), TYPING_SHOWN_MS + 50);
         return;
+      }
     }
+  }
+
+  #conversation(id: string): Conversation | undefined {
+    return this.#snapshot.conversations?.find((c) => c.id === id);
+  }
+
+  #expireTyping(): void {
+    this.#set(withoutExpiredTyping(this.#snapshot, Date.now()));
   }
 
   /** Keeps a pushed message for the loads of its thread in flight (see withPushes). */
@@ -280,6 +403,16 @@ export class LiveData {
     if (message.direction === 'inbound' && id !== this.#open) {
       const text = message.body || 'a picture';
       this.#announce(`New message from ${this.label(message.from, contactName)}: ${text}`);
+    }
+    if (message.direction === 'inbound') {
+      const assignee = this.#conversation(id)?.assigneeId ?? null;
+      this.#alert({
+        kind: 'text',
+        title: this.label(message.from, contactName),
+        body: message.body || 'a picture',
+        conversationId: id,
+        mine: assignee !== null && assignee === this.#userId,
+      });
     }
   }
 

@@ -18,6 +18,8 @@ export const SESSION_ENDED_CLOSE = 4401;
 /** An open channel; `close` stops it for good (sign-out, mode switch). */
 export interface RealtimeHandle {
   close(): void;
+  /** Sends a notice to the server if the channel is open (typing presence); else drops it. */
+  send(notice: object): void;
 }
 
 const FIRST_RETRY_MS = 500;
@@ -95,6 +97,9 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
   connect();
 
   return {
+    send(notice) {
+      if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(notice));
+    },
     close() {
       closed = true;
       window.removeEventListener('online', retryNow);

@@ -30,6 +30,9 @@ const SessionContext = createContext<Session | null>(null);
 const MODE_KEY = 'switchboard.mode';
 
 function storedMode(): Mode {
+  // A link into a live-mode thread (a push notification's) says so: ?mode=live.
+  const asked = new URLSearchParams(window.location.search).get('mode');
+  if (asked === 'live' || asked === 'test') return asked;
   try {
     return window.localStorage.getItem(MODE_KEY) === 'live' ? 'live' : 'test';
   } catch {
@@ -51,7 +54,10 @@ export function SessionProvider(props: {
     () => createApiClient(mode, me.csrfToken, ended),
     [mode, me.csrfToken, ended],
   );
-  const live = useMemo(() => new LiveData(api, announce, ended), [api, ended]);
+  const live = useMemo(
+    () => new LiveData(api, announce, ended, me.user.id),
+    [api, ended, me.user.id],
+  );
   useEffect(() => {
     live.start();
     return () => live.stop();

@@ -25,7 +25,36 @@ export interface Conversation {
   participants: Party[];
   lastMessage: Message | null;
   lastMessageAt: string;
+  /** The signed-in user's own count: what each teammate has read is their own. */
   unreadCount: number;
+  status: 'open' | 'done';
+  assigneeId: string | null;
+}
+
+/** An internal note in a thread: the team's only, never sent as a text. */
+export interface Note {
+  id: string;
+  conversationId: string;
+  author: { id: string; name: string };
+  body: string;
+  /** The ids of the teammates it @mentions. */
+  mentions: string[];
+  createdAt: string;
+}
+
+/** A teammate as assignment and mentions offer them. */
+export interface Teammate {
+  id: string;
+  name: string;
+}
+
+/** A conversation's team state, as a change to it is pushed. */
+export interface ConversationState {
+  conversationId: string;
+  status: 'open' | 'done';
+  assigneeId: string | null;
+  /** Who changed it; null when a customer's text reopened it. */
+  by: Teammate | null;
 }
 
 /** A row of the call history: the API's call with the caller-ID name the app API adds to it. */
@@ -101,7 +130,11 @@ export type Push =
   | { type: 'message.updated'; message: Message }
   | { type: 'call.created'; call: Call; contactName: string | null }
   | { type: 'contact.changed'; contact: Contact }
-  | { type: 'conversation.read'; conversationId: string };
+  | { type: 'conversation.read'; conversationId: string; userId?: string }
+  | { type: 'conversation.unread'; conversationId: string; userId: string }
+  | ({ type: 'conversation.updated' } & ConversationState)
+  | { type: 'note.created'; note: Note }
+  | { type: 'typing'; conversationId: string; user: Teammate };
 
 /** A live carrier connection, as the dashboard shows it (never its password). */
 export interface CarrierConnection {

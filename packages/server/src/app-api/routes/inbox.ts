@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { loadConversation, loadInbox } from '../../queries/inbox.ts';
+import { loadTeamConversation, loadTeamInbox } from '../../queries/team-inbox.ts';
+import { teamActorOf, viewerOf } from './team-workflow.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
 import { scoped } from '../../store/scope.ts';
 
@@ -21,21 +22,19 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/conversations', async (request) => {
     const { accountId } = sessionOf(request);
-    return { data: await loadInbox(scoped(store.db, { accountId, mode: modeOf(request) })) };
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return { data: await loadTeamInbox(scope, viewerOf(request)) };
   });
 
   app.get<{ Params: { id: string } }>('/conversations/:id', async (request) => {
     const { accountId } = sessionOf(request);
-    return loadConversation(
-      scoped(store.db, { accountId, mode: modeOf(request) }),
-      request.params.id,
-    );
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return loadTeamConversation(scope, viewerOf(request), request.params.id);
   });
 
   app.post<{ Params: { id: string } }>('/conversations/:id/read', async (request) => {
-    const { accountId } = sessionOf(request);
     return changes.run('markConversationRead', {
-      actor: { accountId, mode: modeOf(request) },
+      actor: teamActorOf(request),
       id: request.params.id,
     });
   });

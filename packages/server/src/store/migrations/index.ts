@@ -16,6 +16,8 @@ import * as eventsInRecoveryOrder from './014-events-in-recovery-order.ts';
 import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
 import * as carrierConnections from './016-carrier-connections.ts';
 import * as carrierParts from './017-carrier-parts.ts';
+import * as teamWorkflow from './019-team-workflow.ts';
+import * as webPush from './020-web-push.ts';
 import * as inboundParts from './025-inbound-parts.ts';
 
 /**
@@ -40,6 +42,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-forget-secrets-in-clear': forgetSecretsInClear,
   '016-carrier-connections': carrierConnections,
   '017-carrier-parts': carrierParts,
+  '019-team-workflow': teamWorkflow,
+  '020-web-push': webPush,
   '025-inbound-parts': inboundParts,
 };
 

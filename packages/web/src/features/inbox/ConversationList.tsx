@@ -6,9 +6,18 @@ import { Icon } from '../../lib/icons.tsx';
 import { Link } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation } from '../../lib/types.ts';
+import { NotificationSettingsPanel } from '../notifications/NotificationSettingsPanel.tsx';
 import { conversationTitle, messagePreview } from './conversation-labels.ts';
 
-type Filter = 'all' | 'unread';
+type Filter = 'all' | 'unread' | 'mine' | 'unassigned';
+type Status = 'open' | 'done';
+
+const FILTER_LABELS: Record<Filter, string> = {
+  all: 'All',
+  unread: 'Unread',
+  mine: 'Mine',
+  unassigned: 'Unassigned',
+};
 
 // Up and down arrows walk the list, as in a mail client; Tab still leaves it.
 function moveFocus(event: KeyboardEvent<HTMLUListElement>) {
@@ -23,16 +32,20 @@ function moveFocus(event: KeyboardEvent<HTMLUListElement>) {
 
 /** The conversation list: newest first, unread in bold with a count, filterable and searchable. */
 export function ConversationList(props: { selectedId: string | null }) {
-  const { live, mode } = useSession();
+  const { live, mode, me } = useSession();
   const { conversations } = useLive();
   const [filter, setFilter] = useState<Filter>('all');
+  const [status, setStatus] = useState<Status>('open');
   const [query, setQuery] = useState('');
 
   const q = query.trim().toLowerCase();
   // `555 01` finds +14155550123 however the number was typed.
   const digits = q.replace(/\D/g, '');
   const rows = (conversations ?? []).filter((c) => {
+    if (c.status !== status) return false;
     if (filter === 'unread' && c.unreadCount === 0) return false;
+    if (filter === 'mine' && c.assigneeId !== me.user.id) return false;
+    if (filter === 'unassigned' && c.assigneeId !== null) return false;
     if (q === '') return true;
     const haystack = [
       conversationTitle(live, c),
@@ -61,21 +74,31 @@ export function ConversationList(props: { selectedId: string | null }) {
           value={query}
           onChange={setQuery}
         />
+        <div className="segmented" role="group" aria-label="Status">
+          {(['open', 'done'] as const).map((s) => (
+            <button key={s} type="button" aria-pressed={status === s} onClick={() => setStatus(s)}>
+              {s === 'open' ? 'Open' : 'Done'}
+            </button>
+          ))}
+        </div>
         <div className="segmented" role="group" aria-label="Show">
-          {(['all', 'unread'] as const).map((f) => (
+          {(['all', 'unread', 'mine', 'unassigned'] as const).map((f) => (
             <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
-              {f === 'all' ? 'All' : 'Unread'}
+              {FILTER_LABELS[f]}
             </button>
           ))}
         </div>
       </div>
+      <NotificationSettingsPanel />
       {conversations === null ? (
         <p className="list-note">Loading conversations…</p>
       ) : rows.length === 0 ? (
         <p className="list-note">
           {conversations.length === 0
             ? 'No conversations yet. Texts sent through the API or from here appear at once.'
-            : 'Nothing matches.'}
+            : status === 'done' && filter === 'all' && q === ''
+              ? 'No conversation is done yet.'
+              : 'Nothing matches.'}
         </p>
       ) : (
         <ul className="conversation-list" aria-label="Conversations" onKeyDown={moveFocus}>
@@ -119,6 +142,11 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean 
             <span className="conversation-preview">
               {messagePreview(live, c.lastMessage, group)}
             </span>
+            {c.assigneeId && (
+              <span className="assignee-tag" title="Assigned to">
+                {live.teammateName(c.assigneeId) ?? 'Assigned'}
+              </span>
+            )}
             {unread && (
               <span className="badge" aria-label={`${c.unreadCount} unread`}>
                 {c.unreadCount}

@@ -5,20 +5,29 @@ import { formatDay, formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import { Link, navigate } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
-import type { Conversation } from '../../lib/types.ts';
+import type { Conversation, Note } from '../../lib/types.ts';
 import { Composer, type Outgoing } from './Composer.tsx';
 import { conversationSubtitle, conversationTitle } from './conversation-labels.ts';
 import type { Draft } from './InboxPage.tsx';
 import { MessageBubble } from './MessageBubble.tsx';
+import { NoteBubble } from './NoteBubble.tsx';
+import { NoteComposer } from './NoteComposer.tsx';
+import { TeamBar } from './TeamBar.tsx';
 
-/** Messages grouped under day headings, in order. */
-function byDay(messages: Message[]): { day: string; messages: Message[] }[] {
-  const days: { day: string; messages: Message[] }[] = [];
-  for (const message of messages) {
-    const day = formatDay(message.createdAt);
+type Entry = { message: Message; note?: never } | { note: Note; message?: never };
+const createdAt = (e: Entry) => (e.message ?? e.note).createdAt;
+
+/** Messages and internal notes, in order, grouped under day headings. */
+function byDay(messages: Message[], notes: Note[]): { day: string; entries: Entry[] }[] {
+  const entries: Entry[] = [...messages.map((message) => ({ message }))];
+  for (const note of notes) entries.push({ note });
+  entries.sort((a, b) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : 0));
+  const days: { day: string; entries: Entry[] }[] = [];
+  for (const entry of entries) {
+    const day = formatDay(createdAt(entry));
     const last = days.at(-1);
-    if (last && last.day === day) last.messages.push(message);
-    else days.push({ day, messages: [message] });
+    if (last && last.day === day) last.entries.push(entry);
+    else days.push({ day, entries: [entry] });
   }
   return days;
 }
@@ -45,6 +54,7 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
   const { live } = useSession();
   const snapshot = useLive();
   const [missing, setMissing] = useState<string | null>(null);
+  const [writing, setWriting] = useState<'reply' | 'note'>('reply');
   const scroller = useRef<HTMLDivElement>(null);
   const stuckToBottom = useRef(true);
 
@@ -56,12 +66,14 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
 
   const conversation = snapshot.conversations?.find((c) => c.id === props.id) ?? null;
   const messages = snapshot.threads[props.id];
+  const notes = snapshot.notes[props.id];
+  const typing = snapshot.typing[props.id];
 
   // Follow new messages unless the reader has scrolled up to read older ones.
   useLayoutEffect(() => {
     const el = scroller.current;
     if (el && stuckToBottom.current) el.scrollTop = el.scrollHeight;
-  }, [messages]);
+  }, [messages, notes]);
 
   if (missing && !messages) {
     return (
@@ -125,6 +137,7 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
           </button>
         )}
       </header>
+      <TeamBar conversation={conversation} />
       {group && <Participants conversation={conversation} />}
       <div
         className="messages"
@@ -137,23 +150,46 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
           stuckToBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
         }}
       >
-        {byDay(messages).map(({ day, messages: ofDay }) => (
+        {byDay(messages, notes ?? []).map(({ day, entries }) => (
           <Fragment key={day}>
             <h3 className="day">{day}</h3>
             <ol className="bubbles">
-              {ofDay.map((m) => (
-                <MessageBubble key={m.id} message={m} live={live} group={group} />
-              ))}
+              {entries.map((e) =>
+                e.message ? (
+                  <MessageBubble key={e.message.id} message={e.message} live={live} group={group} />
+                ) : (
+                  <NoteBubble key={e.note.id} note={e.note} />
+                ),
+              )}
             </ol>
           </Fragment>
         ))}
       </div>
-      <Composer
-        lines={[conversation.accountPhone]}
-        initialBody={props.draft?.body}
-        onSend={send}
-        autoFocus
-      />
+      <p className="typing" aria-live="polite">
+        {typing ? `${typing.user.name} is replying…` : ''}
+      </p>
+      <div className="segmented writing" role="group" aria-label="Write">
+        {(['reply', 'note'] as const).map((w) => (
+          <button key={w} type="button" aria-pressed={writing === w} onClick={() => setWriting(w)}>
+            {w === 'reply' ? 'Reply' : 'Internal note'}
+          </button>
+        ))}
+      </div>
+      {writing === 'note' ? (
+        <NoteComposer
+          conversationId={conversation.id}
+          onTyping={() => live.typing(conversation.id)}
+        />
+      ) : (
+        <div onInput={() => live.typing(conversation.id)}>
+          <Composer
+            lines={[conversation.accountPhone]}
+            initialBody={props.draft?.body}
+            onSend={send}
+            autoFocus
+          />
+        </div>
+      )}
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { Icon, type IconName } from '../../lib/icons.tsx';
 import { Link, navigate, useRoute } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Mode } from '../../lib/types.ts';
+import { Notifier } from '../notifications/Notifier.tsx';
 import { Logo } from './Logo.tsx';
 
 interface NavItem {
@@ -40,6 +41,7 @@ export function AppShell(props: { children: ReactNode }) {
 
   return (
     <div className="shell">
+      <Notifier />
       <a className="skip-link" href="#main">
         Skip to content
       </a>
