@@ -270,7 +270,7 @@ export interface CarrierInboundPartsTable {
   received_at: number;
 }
 
-/** Whether a conversation is open or done, and its assignee (migration 019). */
+/** Whether a conversation is open or done, and its assignee (migration 026). */
 export interface ConversationStatesTable {
   conversation_id: string;
   status: 'open' | 'done';
@@ -278,7 +278,7 @@ export interface ConversationStatesTable {
   updated_at: number;
 }
 
-/** What one user has read of a conversation (migration 019). */
+/** What one user has read of a conversation (migration 026). */
 export interface ConversationReadsTable {
   conversation_id: string;
   user_id: string;
@@ -286,7 +286,7 @@ export interface ConversationReadsTable {
   marked_unread: number;
 }
 
-/** An internal note in a thread: seen by the team, never sent (migration 019). */
+/** An internal note in a thread: seen by the team, never sent (migration 026). */
 export interface ConversationNotesTable {
   id: string;
   conversation_id: string;
@@ -297,7 +297,7 @@ export interface ConversationNotesTable {
   created_at: number;
 }
 
-/** An account's VAPID key pair for Web Push, made once (migration 020). */
+/** An account's VAPID key pair for Web Push, made once (migration 027). */
 export interface PushKeysTable {
   account_id: string;
   public_key: string;
@@ -306,7 +306,7 @@ export interface PushKeysTable {
   created_at: number;
 }
 
-/** A browser's push subscription for a user (migration 020). */
+/** A browser's push subscription for a user (migration 027). */
 export interface PushSubscriptionsTable {
   endpoint: string;
   user_id: string;
@@ -316,7 +316,7 @@ export interface PushSubscriptionsTable {
   created_at: number;
 }
 
-/** What a user wants to be notified of (migration 020). */
+/** What a user wants to be notified of (migration 027). */
 export interface NotificationSettingsTable {
   user_id: string;
   texts: 'all' | 'mine' | 'none';

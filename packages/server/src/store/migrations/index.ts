@@ -16,9 +16,9 @@ import * as eventsInRecoveryOrder from './014-events-in-recovery-order.ts';
 import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
 import * as carrierConnections from './016-carrier-connections.ts';
 import * as carrierParts from './017-carrier-parts.ts';
-import * as teamWorkflow from './019-team-workflow.ts';
-import * as webPush from './020-web-push.ts';
 import * as inboundParts from './025-inbound-parts.ts';
+import * as teamWorkflow from './026-team-workflow.ts';
+import * as webPush from './027-web-push.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -42,9 +42,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-forget-secrets-in-clear': forgetSecretsInClear,
   '016-carrier-connections': carrierConnections,
   '017-carrier-parts': carrierParts,
-  '019-team-workflow': teamWorkflow,
-  '020-web-push': webPush,
   '025-inbound-parts': inboundParts,
+  '026-team-workflow': teamWorkflow,
+  '027-web-push': webPush,
 };
 
 /** Kysely's migration provider over the list above. */
