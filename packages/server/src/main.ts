@@ -43,7 +43,7 @@ Commands:
                                                       add a live carrier connection
   carriers list --account ACCT                        the account's connections and their state
   carriers remove CAR_ID                              remove a connection
-  users create --account ACCT --email E --password P [--name N] [--role owner|member]
+  users create --account ACCT --email E --password P [--name N] [--role member|owner]
                                                       create a softphone login
   mcp                                                 serve the AI-agent tools over stdio, acting
                                                       with the key in SWITCHBOARD_API_KEY
@@ -319,7 +319,7 @@ async function run(argv: string[]): Promise<void> {
       if (password.length < MIN_PASSWORD_LENGTH) {
         throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
       }
-      const role = values.role ?? 'owner';
+      const role = values.role ?? 'member';
       if (role !== 'owner' && role !== 'member')
         throw new UsageError('--role must be owner or member');
       const passwordHash = await hashPassword(password);

@@ -17,6 +17,8 @@ import { createSession } from './create-session.ts';
 import { endSession } from './end-session.ts';
 import { setHelpReply } from './set-help-reply.ts';
 import { touchApiKey } from './touch-api-key.ts';
+import { removeTeammate } from './remove-teammate.ts';
+import { updateTeammate, type UpdateTeammateInput } from './update-teammate.ts';
 import { updateContact, type UpdateContactInput } from './update-contact.ts';
 import {
   createWebhookEndpoint,
@@ -116,6 +118,13 @@ export const COMMANDS = {
   ) => pauseCarrier(tx, i, c),
   removeCarrier: (tx: WriteTx, c: CommandContext, i: { id: string; accountId?: string }) =>
     removeCarrier(tx, i, c),
+  updateTeammate: (tx: WriteTx, c: CommandContext, i: UpdateTeammateInput) =>
+    updateTeammate(tx, i, c),
+  removeTeammate: (
+    tx: WriteTx,
+    _c: CommandContext,
+    i: { accountId: string; byUserId: string; userId: string },
+  ) => removeTeammate(tx, i),
 } as const;
 
 /** The name of a command of the registry. */

@@ -24,6 +24,8 @@ export interface ApiClient {
   get<T>(path: string, query?: Record<string, string>): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
   put<T>(path: string, body?: unknown): Promise<T>;
+  patch<T>(path: string, body?: unknown): Promise<T>;
+  del<T>(path: string): Promise<T>;
 }
 
 async function request<T>(
@@ -91,6 +93,9 @@ export function createApiClient(
       guard(request('POST', path, { body: body ?? {}, csrfToken, query: { mode } })),
     put: (path, body) =>
       guard(request('PUT', path, { body: body ?? {}, csrfToken, query: { mode } })),
+    patch: (path, body) =>
+      guard(request('PATCH', path, { body: body ?? {}, csrfToken, query: { mode } })),
+    del: (path) => guard(request('DELETE', path, { csrfToken, query: { mode } })),
   };
 }
 

@@ -91,6 +91,7 @@ export interface TeamMember {
   email: string;
   name: string;
   role: Role;
+  disabled: boolean;
   createdAt: string;
 }
 

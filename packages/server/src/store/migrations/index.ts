@@ -16,6 +16,7 @@ import * as eventsInRecoveryOrder from './014-events-in-recovery-order.ts';
 import * as forgetSecretsInClear from './015-forget-secrets-in-clear.ts';
 import * as carrierConnections from './016-carrier-connections.ts';
 import * as carrierParts from './017-carrier-parts.ts';
+import * as disabledUsers from './018-disabled-users.ts';
 import * as inboundParts from './025-inbound-parts.ts';
 
 /**
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '015-forget-secrets-in-clear': forgetSecretsInClear,
   '016-carrier-connections': carrierConnections,
   '017-carrier-parts': carrierParts,
+  '018-disabled-users': disabledUsers,
   '025-inbound-parts': inboundParts,
 };
 
