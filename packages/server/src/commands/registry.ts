@@ -17,6 +17,8 @@ import { createSession } from './create-session.ts';
 import { endSession } from './end-session.ts';
 import { setHelpReply } from './set-help-reply.ts';
 import { touchApiKey } from './touch-api-key.ts';
+import { deleteContact } from './delete-contact.ts';
+import { mergeContacts } from './merge-contacts.ts';
 import { removeTeammate } from './remove-teammate.ts';
 import { updateTeammate, type UpdateTeammateInput } from './update-teammate.ts';
 import { updateContact, type UpdateContactInput } from './update-contact.ts';
@@ -125,6 +127,13 @@ export const COMMANDS = {
     _c: CommandContext,
     i: { accountId: string; byUserId: string; userId: string },
   ) => removeTeammate(tx, i),
+  deleteContact: (tx: WriteTx, _c: CommandContext, i: { actor: Actor; id: string }) =>
+    deleteContact(tx, i.actor, i.id),
+  mergeContacts: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; keepId: string; duplicateId: string },
+  ) => mergeContacts(tx, i.actor, i, c),
 } as const;
 
 /** The name of a command of the registry. */

@@ -13,6 +13,8 @@ export const PUSHED_SIGNALS = [
   'call.created',
   'contact.changed',
   'conversation.read',
+  'opt-out.changed',
+  'contact.deleted',
 ] as const;
 
 interface Client {

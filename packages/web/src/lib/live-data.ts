@@ -201,6 +201,12 @@ export class LiveData {
     return message;
   }
 
+  /** Which of these numbers texted STOP (asked before a send that would drop them). */
+  async optedOutAmong(phones: string[]): Promise<string[]> {
+    const { data } = await this.api.get<ListOf<string>>('/opted-out', { phones: phones.join(',') });
+    return data;
+  }
+
   /** Adds a contact to the shared directory. */
   async createContact(input: ContactInput & { phone: string }): Promise<Contact> {
     const contact = await this.api.post<Contact>('/contacts', input);
@@ -211,6 +217,22 @@ export class LiveData {
   /** Changes a contact; its name becomes the caller ID of its phone everywhere. */
   async updateContact(id: string, patch: ContactInput): Promise<Contact> {
     const contact = await this.api.post<Contact>(`/contacts/${encodeURIComponent(id)}`, patch);
+    this.#upsertContact(contact);
+    return contact;
+  }
+
+  /** Removes a contact from the directory. */
+  async deleteContact(id: string): Promise<void> {
+    await this.api.del(`/contacts/${encodeURIComponent(id)}`);
+    this.#dropContact(id);
+  }
+
+  /** Merges a duplicate into a contact (empty fields filled from it) and removes the duplicate. */
+  async mergeContacts(keepId: string, duplicateId: string): Promise<Contact> {
+    const contact = await this.api.post<Contact>(`/contacts/${encodeURIComponent(keepId)}/merge`, {
+      duplicateId,
+    });
+    this.#dropContact(duplicateId);
     this.#upsertContact(contact);
     return contact;
   }
@@ -243,6 +265,12 @@ export class LiveData {
         return;
       case 'conversation.read':
         this.#patchConversation(push.conversationId, { unreadCount: 0 });
+        return;
+      case 'contact.deleted':
+        this.#dropContact(push.id);
+        return;
+      case 'opt-out.changed':
+        this.#markOptOut(push.phone, push.optedOut);
         return;
     }
   }
@@ -307,6 +335,34 @@ export class LiveData {
     const list = this.#snapshot.conversations;
     if (!list?.some((c) => c.id === id)) return;
     this.#set({ conversations: list.map((c) => (c.id === id ? { ...c, ...patch } : c)) });
+  }
+
+  /** STOP or START from a number: every thread with it says so, and its composer follows. */
+  #markOptOut(phone: string, optedOut: boolean): void {
+    const list = this.#snapshot.conversations;
+    if (!list) return;
+    this.#set({
+      conversations: list.map((c) =>
+        c.participants.some((p) => p.phone === phone)
+          ? {
+              ...c,
+              participants: c.participants.map((p) =>
+                // STOP also took them out of every group (docs/behaviour.md#groups).
+                p.phone === phone
+                  ? { ...p, optedOut, active: optedOut && c.kind === 'group' ? false : p.active }
+                  : p,
+              ),
+            }
+          : c,
+      ),
+    });
+  }
+
+  #dropContact(id: string): void {
+    const contacts = this.#snapshot.contacts;
+    if (contacts?.some((c) => c.id === id)) {
+      this.#set({ contacts: contacts.filter((c) => c.id !== id) });
+    }
   }
 
   #upsertContact(contact: Contact): void {

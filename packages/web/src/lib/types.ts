@@ -15,6 +15,8 @@ export interface Party {
   phone: string;
   name: string | null;
   active: boolean;
+  /** Texted STOP: nothing can be sent to it until it texts START. */
+  optedOut: boolean;
 }
 
 /** A thread of the shared inbox: one account number and one or several other parties. */
@@ -102,7 +104,9 @@ export type Push =
   | { type: 'message.updated'; message: Message }
   | { type: 'call.created'; call: Call; contactName: string | null }
   | { type: 'contact.changed'; contact: Contact }
-  | { type: 'conversation.read'; conversationId: string };
+  | { type: 'conversation.read'; conversationId: string }
+  | { type: 'opt-out.changed'; phone: string; optedOut: boolean }
+  | { type: 'contact.deleted'; id: string };
 
 /** A live carrier connection, as the dashboard shows it (never its password). */
 export interface CarrierConnection {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import { loadConversation, loadInbox } from '../../queries/inbox.ts';
+import { validationError } from '../../domain/errors.ts';
+import { loadConversation, loadInbox, optedOutRecipients } from '../../queries/inbox.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
 import { scoped } from '../../store/scope.ts';
 
@@ -30,6 +31,14 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
       scoped(store.db, { accountId, mode: modeOf(request) }),
       request.params.id,
     );
+  });
+
+  app.get<{ Querystring: { phones?: string } }>('/opted-out', async (request) => {
+    const { accountId } = sessionOf(request);
+    const phones = (request.query.phones ?? '').split(',').filter((p) => p !== '');
+    if (phones.length > 10) throw validationError('phones', 'Ask about 10 numbers at most.');
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return { data: await optedOutRecipients(scope, phones) };
   });
 
   app.post<{ Params: { id: string } }>('/conversations/:id/read', async (request) => {

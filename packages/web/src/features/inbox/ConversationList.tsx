@@ -6,7 +6,7 @@ import { Icon } from '../../lib/icons.tsx';
 import { Link } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation } from '../../lib/types.ts';
-import { conversationTitle, messagePreview } from './conversation-labels.ts';
+import { conversationTitle, isOptedOutThread, messagePreview } from './conversation-labels.ts';
 
 type Filter = 'all' | 'unread';
 
@@ -49,7 +49,11 @@ export function ConversationList(props: { selectedId: string | null }) {
     <section className="list-pane" aria-labelledby="inbox-title">
       <header className="pane-header">
         <h1 id="inbox-title">Inbox {mode === 'test' && <span className="mode-tag">Test</span>}</h1>
-        <Link className="button primary small" href="/app/inbox/new">
+        <Link
+          className="button primary small"
+          href="/app/inbox/new"
+          state={() => ({ fresh: Date.now() })}
+        >
           <Icon name="plus" size={16} />
           <span className="label-wide">New message</span>
         </Link>
@@ -111,6 +115,7 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean 
         <span className="conversation-main">
           <span className="conversation-top">
             <span className="conversation-name">{title}</span>
+            {isOptedOutThread(c) && <span className="pill bad-pill">Opted out</span>}
             <time dateTime={c.lastMessageAt} title={formatDateTime(c.lastMessageAt)}>
               {formatShortTime(c.lastMessageAt)}
             </time>

@@ -7,7 +7,12 @@ import { Link, navigate } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation } from '../../lib/types.ts';
 import { Composer, type Outgoing } from './Composer.tsx';
-import { conversationSubtitle, conversationTitle } from './conversation-labels.ts';
+import {
+  conversationSubtitle,
+  conversationTitle,
+  isOptedOutThread,
+  sendingBlockedReason,
+} from './conversation-labels.ts';
 import type { Draft } from './InboxPage.tsx';
 import { MessageBubble } from './MessageBubble.tsx';
 
@@ -33,7 +38,11 @@ function Participants(props: { conversation: Conversation }) {
           {live.nameFor(p.phone) || p.name ? (
             <span className="chip-sub"> {formatPhone(p.phone)}</span>
           ) : null}
-          {!p.active && <span className="chip-sub"> (left)</span>}
+          {p.optedOut ? (
+            <span className="chip-sub"> (opted out)</span>
+          ) : (
+            !p.active && <span className="chip-sub"> (left)</span>
+          )}
         </li>
       ))}
     </ul>
@@ -105,7 +114,10 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
           group={group}
         />
         <div className="thread-heading">
-          <h2 id="thread-title">{title}</h2>
+          <h2 id="thread-title">
+            {title}
+            {isOptedOutThread(conversation) && <span className="pill bad-pill">Opted out</span>}
+          </h2>
           <p className="muted">
             {conversationSubtitle(conversation)} · via {formatPhone(conversation.accountPhone)}
           </p>
@@ -153,6 +165,7 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
         initialBody={props.draft?.body}
         onSend={send}
         autoFocus
+        blockedReason={sendingBlockedReason(live, conversation)}
       />
     </section>
   );
