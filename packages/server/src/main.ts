@@ -167,6 +167,12 @@ async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // The bound is a promise to the operator (README, SWITCHBOARD_SHUTDOWN_TIMEOUT_MS): every
+    // answered change is already durable, so exiting at it loses nothing that was accepted.
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -99,7 +99,8 @@ export interface TeamMember {
 
 /** What the realtime channel pushes. */
 export type Push =
-  | { type: 'hello'; mode: Mode }
+  | { type: 'hello'; mode: Mode; heartbeatMs?: number }
+  | { type: 'heartbeat' }
   | { type: 'message.created'; message: Message; contactName?: string | null }
   | { type: 'message.updated'; message: Message }
   | { type: 'call.created'; call: Call; contactName: string | null }

@@ -97,7 +97,9 @@ function AccountControls(props: { compact?: boolean }) {
       ? 'Live updates on'
       : connection === 'connecting'
         ? 'Connecting…'
-        : 'Reconnecting…';
+        : connection === 'no-network'
+          ? 'Offline: no network'
+          : 'Reconnecting…';
   return (
     <div className={props.compact ? 'account compact' : 'account'}>
       <fieldset className="mode-switch">
