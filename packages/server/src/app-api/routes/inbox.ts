@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { validationError } from '../../domain/errors.ts';
+import { findRecordedResponse, idempotentRequest } from '../../commands/idempotency.ts';
 import { loadConversation, loadInbox, optedOutRecipients } from '../../queries/inbox.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
 import { scoped } from '../../store/scope.ts';
+
+const HEADER = 'Idempotency-Key';
 
 const ComposeBody = Type.Object(
   {
@@ -18,7 +21,8 @@ const ComposeBody = Type.Object(
 
 /** The shared inbox: conversations, a thread, marking read, and the composer. */
 export async function inboxRoutes(app: FastifyInstance): Promise<void> {
-  const { store, changes } = app.deps;
+  const { store, changes, clock, secrets } = app.deps;
+  const open = (sealed: string) => secrets.open(sealed);
 
   app.get('/conversations', async (request) => {
     const { accountId } = sessionOf(request);
@@ -56,12 +60,31 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     { schema: { body: ComposeBody } },
     async (request, reply) => {
       const { accountId, user } = sessionOf(request);
-      const mode = modeOf(request);
-      const message = await changes.run('sendMessage', {
-        actor: { accountId, mode },
-        input: { ...request.body, senderName: user.name },
+      const actor = { accountId, mode: modeOf(request) };
+      const input = { actor, input: { ...request.body, senderName: user.name } };
+      // A text queued offline is sent with the key it was given when typed, so however many
+      // times the outbox retries it, it goes out once (docs/behaviour.md#offline).
+      const key = request.headers['idempotency-key'];
+      if (key === undefined) return reply.code(201).send(await changes.run('sendMessage', input));
+      const idempotency = idempotentRequest(key, HEADER, 'POST', '/app/api/messages', request.body);
+      const recorded = await findRecordedResponse(store.db, actor, idempotency, HEADER, {
+        clock,
+        open,
       });
-      return reply.code(201).send(message);
+      const outcome = recorded
+        ? ({ replayed: true, ...recorded } as const)
+        : await changes.runIdempotently('sendMessage', input, {
+            actor,
+            request: idempotency,
+            param: HEADER,
+            statusCode: 201,
+          });
+      if (!outcome.replayed) return reply.code(201).send(outcome.body);
+      return reply
+        .code(outcome.statusCode)
+        .header('idempotent-replayed', 'true')
+        .type('application/json')
+        .send(outcome.body);
     },
   );
 }

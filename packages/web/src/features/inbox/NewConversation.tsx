@@ -79,7 +79,9 @@ export function NewConversation(props: { draft: Draft | null }) {
       ...(outgoing.body.trim() === '' ? {} : { body: outgoing.body }),
       ...(outgoing.mediaUrls.length > 0 ? { mediaUrls: outgoing.mediaUrls } : {}),
     });
-    navigate(`/app/inbox/${message.conversationId}`, { replace: true });
+    // Queued offline: its thread, when one exists already, shows it waiting.
+    const thread = message?.conversationId ?? (to.length === 1 ? existing?.id : undefined);
+    navigate(thread ? `/app/inbox/${thread}` : '/app/inbox', { replace: true });
   };
 
   return (

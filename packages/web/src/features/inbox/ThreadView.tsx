@@ -159,6 +159,20 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
             </ol>
           </Fragment>
         ))}
+        {snapshot.outbox.some((q) => q.conversationId === props.id) && (
+          <ol className="bubbles queued" aria-label="Outbox">
+            {snapshot.outbox
+              .filter((q) => q.conversationId === props.id)
+              .map((q) => (
+                <li key={q.key} className="bubble-row outbound">
+                  <div className="bubble">
+                    <p className="bubble-text">{q.input.body}</p>
+                  </div>
+                  <span className="bubble-meta">Waiting to send: goes out once online</span>
+                </li>
+              ))}
+          </ol>
+        )}
       </div>
       <Composer
         lines={[conversation.accountPhone]}
