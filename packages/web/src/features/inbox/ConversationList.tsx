@@ -1,11 +1,12 @@
 import { useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../../lib/avatar.tsx';
-import { formatDateTime, formatShortTime } from '../../lib/format.ts';
+import { formatDateTime, formatPhone, formatShortTime } from '../../lib/format.ts';
 import { SearchField } from '../../lib/form.tsx';
 import { Icon } from '../../lib/icons.tsx';
 import { Link } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation } from '../../lib/types.ts';
+import { LineFilter } from './LineFilter.tsx';
 import { conversationTitle, isOptedOutThread, messagePreview } from './conversation-labels.ts';
 
 type Filter = 'all' | 'unread';
@@ -27,12 +28,14 @@ export function ConversationList(props: { selectedId: string | null }) {
   const { conversations } = useLive();
   const [filter, setFilter] = useState<Filter>('all');
   const [query, setQuery] = useState('');
+  const [line, setLine] = useState('');
 
   const q = query.trim().toLowerCase();
   // `555 01` finds +14155550123 however the number was typed.
   const digits = q.replace(/\D/g, '');
   const rows = (conversations ?? []).filter((c) => {
     if (filter === 'unread' && c.unreadCount === 0) return false;
+    if (line !== '' && c.accountPhone !== line) return false;
     if (q === '') return true;
     const haystack = [
       conversationTitle(live, c),
@@ -65,6 +68,7 @@ export function ConversationList(props: { selectedId: string | null }) {
           value={query}
           onChange={setQuery}
         />
+        <LineFilter value={line} onChange={setLine} />
         <div className="segmented" role="group" aria-label="Show">
           {(['all', 'unread'] as const).map((f) => (
             <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
@@ -93,7 +97,7 @@ export function ConversationList(props: { selectedId: string | null }) {
 }
 
 function ConversationRow(props: { conversation: Conversation; selected: boolean }) {
-  const { live } = useSession();
+  const { live, numbers } = useSession();
   const c = props.conversation;
   const title = conversationTitle(live, c);
   const group = c.kind === 'group';
@@ -124,6 +128,9 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean 
             <span className="conversation-preview">
               {messagePreview(live, c.lastMessage, group)}
             </span>
+            {numbers.length > 1 && (
+              <span className="conversation-line">on {formatPhone(c.accountPhone)}</span>
+            )}
             {unread && (
               <span className="badge" aria-label={`${c.unreadCount} unread`}>
                 {c.unreadCount}
