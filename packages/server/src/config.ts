@@ -44,6 +44,8 @@ export interface Config {
   retentionDays: number;
   /** Hours a live send waits for its carrier connection to bind before it fails (domain/submission-retry.ts). */
   liveQueueHours: number;
+  /** How long a SIGTERM may take: live channels close at once, then connections are cut, then exit. */
+  shutdownTimeoutMs: number;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -166,6 +168,14 @@ export function loadConfig(
     1_000_000,
   );
   const connection = connectionBounds(problems, env);
+  const shutdownTimeoutMs = integer(
+    problems,
+    'SWITCHBOARD_SHUTDOWN_TIMEOUT_MS',
+    env.SWITCHBOARD_SHUTDOWN_TIMEOUT_MS,
+    10_000,
+    1_000,
+    600_000,
+  );
   const databaseUrl = env.DATABASE_URL ? env.DATABASE_URL : null;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must start with postgres:// or postgresql://');
@@ -209,5 +219,6 @@ export function loadConfig(
     secretKey: env.SWITCHBOARD_SECRET_KEY || null,
     retentionDays,
     liveQueueHours,
+    shutdownTimeoutMs,
   };
 }

@@ -43,7 +43,7 @@ Commands:
                                                       add a live carrier connection
   carriers list --account ACCT                        the account's connections and their state
   carriers remove CAR_ID                              remove a connection
-  users create --account ACCT --email E --password P [--name N] [--role owner|member]
+  users create --account ACCT --email E --password P [--name N] [--role member|owner]
                                                       create a softphone login
   mcp                                                 serve the AI-agent tools over stdio, acting
                                                       with the key in SWITCHBOARD_API_KEY
@@ -167,6 +167,12 @@ async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // The bound is a promise to the operator (README, SWITCHBOARD_SHUTDOWN_TIMEOUT_MS): every
+    // answered change is already durable, so exiting at it loses nothing that was accepted.
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -319,7 +325,7 @@ async function run(argv: string[]): Promise<void> {
       if (password.length < MIN_PASSWORD_LENGTH) {
         throw new UsageError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
       }
-      const role = values.role ?? 'owner';
+      const role = values.role ?? 'member';
       if (role !== 'owner' && role !== 'member')
         throw new UsageError('--role must be owner or member');
       const passwordHash = await hashPassword(password);

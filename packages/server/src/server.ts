@@ -48,8 +48,18 @@ export async function startServer(
   const close = async () => {
     if (closed) return;
     closed = true;
-    // Requests in flight are answered first; their commands finish on the store thread.
-    await app?.close();
+    // Requests in flight are answered first; their commands finish on the store thread. A
+    // client that holds its connection past most of the bound is cut off, so the store
+    // thread still gets time to finish what was accepted (docs/behaviour.md#shutdown).
+    const cut = setTimeout(() => {
+      logger.warn('shutdown: connections still open; closing them');
+      app?.server.closeAllConnections();
+    }, config.shutdownTimeoutMs * 0.7);
+    try {
+      await app?.close();
+    } finally {
+      clearTimeout(cut);
+    }
     await thread.stop();
     await store.close();
   };

@@ -9,6 +9,7 @@ import { AppShell } from './features/shell/AppShell.tsx';
 import { NotFound } from './features/shell/NotFound.tsx';
 import { LiveAnnouncer } from './lib/announcer.tsx';
 import { loadMe } from './lib/api.ts';
+import { lastMe, rememberMe } from './lib/offline-store.ts';
 import { useRoute } from './lib/router.tsx';
 import { SessionProvider, useSession } from './lib/session.tsx';
 import type { Me } from './lib/types.ts';
@@ -16,7 +17,8 @@ import type { Me } from './lib/types.ts';
 type Boot =
   | { status: 'loading' }
   | { status: 'signed-out'; ended?: boolean }
-  | { status: 'signed-in'; me: Me }
+  /** `offline`: opened without a network, as the user this device saw last. */
+  | { status: 'signed-in'; me: Me; offline?: boolean }
   | { status: 'unreachable'; message: string };
 
 /** The whole app: who is signed in decides between the sign-in page and the softphone. */
@@ -26,16 +28,22 @@ export function App() {
   const load = useCallback(async () => {
     try {
       const me = await loadMe();
+      if (me) rememberMe(me);
       setBoot(me ? { status: 'signed-in', me } : { status: 'signed-out' });
     } catch (error) {
-      setBoot({ status: 'unreachable', message: (error as Error).message });
+      // No network: the installed app opens on what this device last saw (read-only, with
+      // an outbox); without any, it can only say so.
+      const cached = lastMe();
+      if (cached) setBoot({ status: 'signed-in', me: cached, offline: true });
+      else setBoot({ status: 'unreachable', message: (error as Error).message });
     }
   }, []);
   useEffect(() => {
     void load();
   }, [load]);
   // Started offline, it tries again by itself once the network is back.
-  const unreachable = boot.status === 'unreachable';
+  const unreachable =
+    boot.status === 'unreachable' || (boot.status === 'signed-in' && boot.offline === true);
   useEffect(() => {
     if (!unreachable) return;
     const retry = () => void load();

@@ -167,12 +167,14 @@ async function applyKeyword(
     // Carriers require fresh consent: a number that opted out leaves every group
     // and is not silently re-added by a later START.
     await deactivateInAllGroups(scoped(tx.db, actor), input.from);
+    tx.publish('opt-out.changed', { ...scopeOf(actor), phone: input.from, optedOut: true });
     reply = STOP_CONFIRMATION;
   } else if (keyword === 'start') {
     // START lifts an opt-out (spec 3.2); from a number that never opted out it is an
     // ordinary text ("Yes" to "Shall we book you in?"), and a re-subscription notice
     // in answer would only confuse.
     if (!(await removeOptOut(scoped(tx.db, actor), input.from))) return;
+    tx.publish('opt-out.changed', { ...scopeOf(actor), phone: input.from, optedOut: false });
     reply = START_CONFIRMATION;
   } else {
     const account = await findAccount(tx.db, actor.accountId);

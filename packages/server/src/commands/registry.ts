@@ -28,6 +28,10 @@ import { createSession } from './create-session.ts';
 import { endSession } from './end-session.ts';
 import { setHelpReply } from './set-help-reply.ts';
 import { touchApiKey } from './touch-api-key.ts';
+import { deleteContact } from './delete-contact.ts';
+import { mergeContacts } from './merge-contacts.ts';
+import { removeTeammate } from './remove-teammate.ts';
+import { updateTeammate, type UpdateTeammateInput } from './update-teammate.ts';
 import { updateContact, type UpdateContactInput } from './update-contact.ts';
 import {
   createWebhookEndpoint,
@@ -166,6 +170,20 @@ export const COMMANDS = {
   ) => updateNotificationSettings(tx, i.actor, i.settings, c),
   forgetPushSubscription: (tx: WriteTx, _c: CommandContext, i: { endpoint: string }) =>
     forgetPushSubscription(tx, i.endpoint),
+  updateTeammate: (tx: WriteTx, c: CommandContext, i: UpdateTeammateInput) =>
+    updateTeammate(tx, i, c),
+  removeTeammate: (
+    tx: WriteTx,
+    _c: CommandContext,
+    i: { accountId: string; byUserId: string; userId: string },
+  ) => removeTeammate(tx, i),
+  deleteContact: (tx: WriteTx, _c: CommandContext, i: { actor: Actor; id: string }) =>
+    deleteContact(tx, i.actor, i.id),
+  mergeContacts: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; keepId: string; duplicateId: string },
+  ) => mergeContacts(tx, i.actor, i, c),
 } as const;
 
 /** The name of a command of the registry. */

@@ -7,6 +7,8 @@ export interface PartyView {
   phone: string;
   name: string | null;
   active: boolean;
+  /** The number texted STOP (and not START since): nothing can be sent to it. */
+  optedOut: boolean;
 }
 
 /** A conversation as the shared inbox lists it. */
@@ -26,6 +28,7 @@ export function presentConversation(
   participants: ParticipantRow[],
   lastMessage: MessageView | null,
   names: Map<string, string>,
+  optedOut: ReadonlySet<string> = new Set(),
 ): ConversationView {
   return {
     id: row.id,
@@ -35,6 +38,7 @@ export function presentConversation(
       phone: p.phone,
       name: names.get(p.phone) ?? null,
       active: p.active === 1,
+      optedOut: optedOut.has(p.phone),
     })),
     lastMessage,
     lastMessageAt: isoTime(row.last_message_at),

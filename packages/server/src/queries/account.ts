@@ -1,3 +1,4 @@
+import { presentTeammate } from '../presenters/teammate.ts';
 import type { Mode } from '../domain/modes.ts';
 import { isoTime } from '../presenters/time.ts';
 import { findAccount } from '../store/repos/accounts.ts';
@@ -38,13 +39,7 @@ export async function listOptOutEntries(scope: Scope) {
 /** The account's team, oldest first. */
 export async function listTeam(scope: AccountScope) {
   const users = await listUsers(scope);
-  return users.map((u) => ({
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    role: u.role,
-    createdAt: isoTime(u.created_at),
-  }));
+  return users.map(presentTeammate);
 }
 
 /** The account as the softphone shows it: its name, HELP reply and numbers in both modes. */

@@ -16,6 +16,7 @@ import {
   listRecipientsOf,
   type MessageRow,
 } from '../store/repos/messages.ts';
+import { optedOutAmong } from '../store/repos/opt-outs.ts';
 import type { DB } from '../store/schema.ts';
 import type { Scope } from '../store/scope.ts';
 
@@ -41,7 +42,11 @@ export async function loadInbox(scope: Scope, limit = 100): Promise<Conversation
     listParticipantsOf(db, ids),
     lastMessagesOf(db, ids),
   ]);
-  const names = await namesByPhone(scope, [...new Set(participants.map((p) => p.phone))]);
+  const phones = [...new Set(participants.map((p) => p.phone))];
+  const [names, optedOut] = await Promise.all([
+    namesByPhone(scope, phones),
+    optedOutAmong(scope, phones),
+  ]);
   const lastViews = await presentMessages(db, lastMessages);
   return conversations.map((c) =>
     presentConversation(
@@ -49,6 +54,7 @@ export async function loadInbox(scope: Scope, limit = 100): Promise<Conversation
       participants.filter((p) => p.conversation_id === c.id),
       lastViews.find((m) => m.conversationId === c.id) ?? null,
       names,
+      optedOut,
     ),
   );
 }
@@ -66,13 +72,20 @@ export async function loadConversation(
     listParticipantsOf(db, [id]),
     listConversationMessages(db, id, limit),
   ]);
-  const names = await namesByPhone(
-    scope,
-    participants.map((p) => p.phone),
-  );
+  const phones = participants.map((p) => p.phone);
+  const [names, optedOut] = await Promise.all([
+    namesByPhone(scope, phones),
+    optedOutAmong(scope, phones),
+  ]);
   const messages = (await presentMessages(db, rows)).reverse();
   return {
-    conversation: presentConversation(conversation, participants, messages.at(-1) ?? null, names),
+    conversation: presentConversation(
+      conversation,
+      participants,
+      messages.at(-1) ?? null,
+      names,
+      optedOut,
+    ),
     messages,
   };
 }
@@ -89,4 +102,12 @@ export async function loadCallHistory(scope: Scope, limit = 200): Promise<CallHi
     c.direction === 'inbound' ? c.from_phone : c.to_phone;
   const names = await namesByPhone(scope, [...new Set(calls.map(other))]);
   return calls.map((c) => ({ ...presentCall(c), contactName: names.get(other(c)) ?? null }));
+}
+
+/**
+ * Which of these numbers have opted out: the softphone asks before a send that would drop
+ * them (docs/behaviour.md#groups), instead of learning it from the answer.
+ */
+export async function optedOutRecipients(scope: Scope, phones: string[]): Promise<string[]> {
+  return [...(await optedOutAmong(scope, [...new Set(phones)]))].sort();
 }

@@ -3,7 +3,7 @@ import { findUser, type UserRow } from '../store/repos/users.ts';
 import type { Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
 
-/** The live session of a cookie token's hash and its user, or null (expired, ended, or unknown). */
+/** The live session of a cookie token's hash and its user, or null (expired, ended, unknown, or its login disabled). */
 export async function findSignedInUser(
   db: Kysely<DB>,
   tokenHash: string,
@@ -12,5 +12,7 @@ export async function findSignedInUser(
   const session = await findSession(db, tokenHash, now);
   if (!session) return null;
   const user = await findUser(db, session.user_id);
-  return user ? { session, user } : null;
+  // A disabled login's sessions were ended with it; this also holds where that change
+  // has not reached (another instance's cache of nothing: every request looks it up).
+  return user && user.disabled_at === null ? { session, user } : null;
 }

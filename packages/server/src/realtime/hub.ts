@@ -17,6 +17,8 @@ export const PUSHED_SIGNALS = [
   'conversation.unread',
   'conversation.updated',
   'note.created',
+  'opt-out.changed',
+  'contact.deleted',
 ] as const;
 
 interface Client {
@@ -34,6 +36,7 @@ interface Client {
 /** The path browsers open the socket on. */
 export const REALTIME_PATH = '/app/ws';
 const HEARTBEAT_MS = 25_000;
+const HEARTBEAT_TEXT = JSON.stringify({ type: 'heartbeat' });
 
 /**
  * The close code of a channel whose session ended (signed out, expired, its user
@@ -68,7 +71,9 @@ export function attachRealtime(
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const clients = new Set<Client>();
 
+  let closing = false;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (closing) return refuse(socket, 503, 'Service Unavailable');
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== REALTIME_PATH) return refuse(socket, 404, 'Not Found');
     const origin = request.headers.origin;
@@ -101,7 +106,7 @@ export function attachRealtime(
           ws.on('message', (data) => relayTyping(client, data));
           ws.on('close', () => removeClient(client));
           ws.on('error', () => removeClient(client));
-          ws.send(JSON.stringify({ type: 'hello', mode }));
+          ws.send(JSON.stringify({ type: 'hello', mode, heartbeatMs }));
         });
       },
       (error: unknown) => {
@@ -178,6 +183,8 @@ export function attachRealtime(
       }
       client.alive = false;
       client.socket.ping();
+      // Browsers cannot see pings: this lets the app tell a live channel from a silent one.
+      client.socket.send(HEARTBEAT_TEXT);
       sessionFromToken(store.db, client.token, clock.now()).then(
         (session) => {
           if (!session && clients.has(client)) endClient(client);
@@ -188,11 +195,22 @@ export function attachRealtime(
   }, heartbeatMs);
   heartbeat.unref();
 
-  app.addHook('onClose', async () => {
+  // At the start of a shutdown, not its end: an open channel would otherwise hold the
+  // server open, and the app would show "live" while nothing can reach it. 1001 tells the
+  // app to reconnect (to another instance, or this one once it is back).
+  app.addHook('preClose', async () => {
+    closing = true;
     clearInterval(heartbeat);
-    app.server.off('upgrade', onUpgrade);
     if (clients.size > 0) listen(false);
-    for (const client of clients) client.socket.close(1001, 'server shutting down');
+    for (const client of clients) {
+      client.socket.close(1001, 'server shutting down');
+      // A peer that does not answer the close handshake is not waited for.
+      setTimeout(() => client.socket.terminate(), 1_000).unref();
+    }
+    clients.clear();
+  });
+  app.addHook('onClose', async () => {
+    app.server.off('upgrade', onUpgrade);
     await new Promise<void>((resolve) => wss.close(() => resolve()));
   });
   return { clientCount: () => clients.size };

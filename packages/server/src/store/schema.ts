@@ -44,6 +44,8 @@ export interface UsersTable {
   role: 'owner' | 'member';
   password_hash: string;
   created_at: number;
+  /** When an owner disabled the login; null while enabled. */
+  disabled_at: number | null;
 }
 
 export interface ContactsTable {

@@ -211,7 +211,7 @@ for (const engine of ENGINES) {
       assert.equal(jsonOutput(twice).error.type, 'validation_error');
     });
 
-    test('users create --json creates a softphone login without printing its password', async () => {
+    test('users create --json creates a member login by default, without printing its password', async () => {
       const accountId = await createAccount();
       const result = await runCli(
         [
@@ -232,12 +232,27 @@ for (const engine of ENGINES) {
       assert.match(user.id, /^usr_/);
       assert.equal(user.accountId, accountId);
       assert.equal(user.email, 'a@b.co');
-      assert.equal(user.role, 'owner');
+      assert.equal(user.role, 'member', 'an owner is made only when asked for');
       assert.ok(!result.stdout.includes('longenough'), 'the password is not printed');
       const row = await withStore(database, (store) => findUserByEmail(store.db, 'a@b.co'));
       assert.ok(row);
       assert.ok(!row.password_hash.includes('longenough'), 'only a hash is stored');
       assert.equal(await verifyPassword('longenough', row.password_hash), true);
+      const owner = await runCli(
+        [
+          'users',
+          'create',
+          '--account',
+          accountId,
+          '--email',
+          'o@b.co',
+          '--password',
+          'longenough',
+        ].concat(['--role', 'owner', '--json']),
+        env,
+      );
+      assertExit(owner, 0);
+      assert.equal(jsonOutput(owner).role, 'owner');
     });
 
     test('bad usage exits 2, with a JSON usage error under --json', async () => {

@@ -249,7 +249,10 @@ for (const engine of ENGINES) {
       await hello;
       assert.equal(listening(), 1);
       const pushed = new Promise<{ type: string }>((resolve) =>
-        socket.once('message', (data) => resolve(JSON.parse(String(data)) as { type: string })),
+        socket.on('message', (data) => {
+          const push = JSON.parse(String(data)) as { type: string };
+          if (push.type !== 'heartbeat') resolve(push);
+        }),
       );
       const sent = await acct.test.post('/v1/messages', {
         from: acct.testNumbers[0],

@@ -34,7 +34,7 @@ import {
 import { findMessage } from '../../src/store/repos/messages.ts';
 import { listOptOuts, optedOutAmong, removeOptOut } from '../../src/store/repos/opt-outs.ts';
 import { listPhoneNumbers } from '../../src/store/repos/phone-numbers.ts';
-import { listUsers } from '../../src/store/repos/users.ts';
+import { countEnabledOwners, findTeammate, listUsers } from '../../src/store/repos/users.ts';
 import {
   findWebhookEndpoint,
   listEnabledWebhookEndpoints,
@@ -426,6 +426,18 @@ const WALKS: Record<string, Walk> = {
   'users:listUsers': {
     run: async (s) => ids(await listUsers(accountScoped(s.db, s.accountId))),
     expect: (o) => [`usr_${o.accountId}`],
+  },
+  'users:findTeammate': {
+    run: (s) =>
+      found(
+        ['acct_a', 'acct_b'].map((a) => findTeammate(accountScoped(s.db, s.accountId), `usr_${a}`)),
+      ),
+    expect: (o) => [`usr_${o.accountId}`],
+  },
+  'users:countEnabledOwners': {
+    // Each account has its one owner: the count is 1, never both accounts' 2.
+    run: async (s) => [String(await countEnabledOwners(accountScoped(s.db, s.accountId)))],
+    expect: () => ['1'],
   },
 };
 

@@ -22,18 +22,25 @@ export class ApiRequestError extends Error {
 export interface ApiClient {
   readonly mode: Mode;
   get<T>(path: string, query?: Record<string, string>): Promise<T>;
-  post<T>(path: string, body?: unknown): Promise<T>;
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   put<T>(path: string, body?: unknown): Promise<T>;
+  patch<T>(path: string, body?: unknown): Promise<T>;
+  del<T>(path: string): Promise<T>;
 }
 
 async function request<T>(
   method: string,
   path: string,
-  options: { body?: unknown; csrfToken?: string | null; query?: Record<string, string> } = {},
+  options: {
+    body?: unknown;
+    csrfToken?: string | null;
+    query?: Record<string, string>;
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<T> {
   const url = new URL(API_BASE + path, window.location.origin);
   for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, value);
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   // Every change carries the per-session token, which a page on another site cannot read.
   if (options.csrfToken) headers['x-csrf-token'] = options.csrfToken;
   let body: string | undefined;
@@ -87,10 +94,13 @@ export function createApiClient(
   return {
     mode,
     get: (path, query = {}) => guard(request('GET', path, { query: { ...query, mode } })),
-    post: (path, body) =>
-      guard(request('POST', path, { body: body ?? {}, csrfToken, query: { mode } })),
+    post: (path, body, headers) =>
+      guard(request('POST', path, { body: body ?? {}, csrfToken, query: { mode }, headers })),
     put: (path, body) =>
       guard(request('PUT', path, { body: body ?? {}, csrfToken, query: { mode } })),
+    patch: (path, body) =>
+      guard(request('PATCH', path, { body: body ?? {}, csrfToken, query: { mode } })),
+    del: (path) => guard(request('DELETE', path, { csrfToken, query: { mode } })),
   };
 }
 

@@ -1,5 +1,7 @@
 import type { Contact, Message } from '@switchboard/sdk';
-import type { ApiClient } from './api.ts';
+import { ApiRequestError, type ApiClient } from './api.ts';
+import { cachedView, saveView } from './offline-store.ts';
+import { Outbox, type QueuedText } from './outbox.ts';
 import { formatPhone } from './format.ts';
 import { openRealtime, type ConnectionState, type RealtimeHandle } from './realtime.ts';
 import { withPushes } from './thread-merge.ts';
@@ -29,6 +31,8 @@ export interface LiveSnapshot {
   /** Who is replying in each conversation, until when (epoch ms). */
   typing: Readonly<Record<string, { user: Teammate; until: number }>>;
   teammates: Teammate[] | null;
+  /** Texts typed offline, waiting to be sent (oldest first). */
+  outbox: QueuedText[];
 }
 
 /** Something worth telling the signed-in user about, for notifications. */
@@ -58,6 +62,9 @@ export interface ContactInput {
   company?: string | null;
 }
 
+/** How soon a text whose answer was lost is tried again. */
+const RETRY_OUTBOX_MS = 2_000;
+
 /** Descending order of plain code-unit comparison (ISO times, time-ordered ids). */
 const descending = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
 const byNewest = (a: Conversation, b: Conversation) => descending(a.lastMessageAt, b.lastMessageAt);
@@ -81,10 +88,13 @@ export class LiveData {
     notes: {},
     typing: {},
     teammates: null,
+    outbox: [],
   };
   readonly #alerts = new Set<(alert: Alert) => void>();
   readonly #userId: string | null;
+  readonly #outbox: Outbox | null;
   #lastTypingSent = 0;
+  #persistTimer: ReturnType<typeof setTimeout> | null = null;
   #realtime: RealtimeHandle | null = null;
   #open: string | null = null;
   /** For each thread load in flight, by conversation: the messages pushed since it started. */
@@ -104,6 +114,15 @@ export class LiveData {
     this.api = api;
     this.#announce = announce;
     this.#onSessionEnded = onSessionEnded;
+    this.#userId = userId;
+    this.#outbox = userId === null ? null : new Outbox(userId, api.mode);
+    // What this device saw last shows at once (and is all there is when offline).
+    const cached = userId === null ? null : cachedView(userId, api.mode);
+    this.#snapshot = {
+      ...this.#snapshot,
+      ...(cached ?? {}),
+      outbox: this.#outbox?.list() ?? [],
+    };
   }
 
   /** For useSyncExternalStore. */
@@ -128,6 +147,18 @@ export class LiveData {
   #set(patch: Partial<LiveSnapshot>): void {
     this.#snapshot = { ...this.#snapshot, ...patch };
     for (const listener of this.#listeners) listener();
+    this.#persistSoon();
+  }
+
+  /** Keeps what is on screen for an offline start, at most twice a second. */
+  #persistSoon(): void {
+    const userId = this.#userId;
+    if (userId === null || this.#persistTimer !== null) return;
+    this.#persistTimer = setTimeout(() => {
+      this.#persistTimer = null;
+      const { conversations, threads, calls, contacts } = this.#snapshot;
+      saveView(userId, this.api.mode, { conversations, threads: { ...threads }, calls, contacts });
+    }, 500);
   }
 
   /** Loads everything and opens the channel. Safe to call again after {@link stop}. */
@@ -292,11 +323,68 @@ export class LiveData {
     await this.api.post(`/conversations/${encodeURIComponent(id)}/read`).catch(() => undefined);
   }
 
-  /** Sends through the public API's send flow, as the signed-in user; errors come back as thrown. */
-  async send(input: SendInput): Promise<Message> {
-    const message = await this.api.post<Message>('/messages', input);
-    this.#addMessage(message, null);
-    return message;
+  /**
+   * Sends through the public API's send flow, as the signed-in user; errors come back as
+   * thrown. Offline (or when the answer is lost), the text waits in the outbox under the key
+   * it was first tried with, and null is returned.
+   */
+  async send(input: SendInput): Promise<Message | null> {
+    const key = newKey();
+    if (navigator.onLine) {
+      try {
+        const message = await this.api.post<Message>('/messages', input, {
+          'idempotency-key': key,
+        });
+        this.#addMessage(message, null);
+        return message;
+      } catch (error) {
+        if (!(error instanceof ApiRequestError && error.type === 'network_error')) throw error;
+      }
+    }
+    const item: QueuedText = {
+      key,
+      input,
+      conversationId: input.conversationId ?? this.#directThreadOf(input.to),
+      queuedAt: new Date().toISOString(),
+    };
+    this.#outbox?.add(item);
+    this.#set({ outbox: [...this.#snapshot.outbox, item] });
+    this.#announce('Offline: the text waits in the outbox and is sent once you are back online.');
+    // Online but unanswered (a dropped connection): try again soon, under the same key.
+    if (navigator.onLine) setTimeout(() => void this.flushOutbox(), RETRY_OUTBOX_MS);
+    return null;
+  }
+
+  #directThreadOf(to: string | string[] | undefined): string | null {
+    if (typeof to !== 'string') return null;
+    const found = this.#snapshot.conversations?.find(
+      (c) => c.kind === 'direct' && c.participants[0]?.phone === to,
+    );
+    return found?.id ?? null;
+  }
+
+  /** Sends what waits in the outbox (on every (re)connection). */
+  async flushOutbox(): Promise<void> {
+    if (!this.#outbox || this.#snapshot.outbox.length === 0) return;
+    const done = (item: QueuedText) =>
+      this.#set({ outbox: this.#snapshot.outbox.filter((i) => i.key !== item.key) });
+    await this.#outbox.flush(
+      this.api,
+      (item, message) => {
+        done(item);
+        this.#addMessage(message, null);
+      },
+      (item, error) => {
+        done(item);
+        this.#announce(`A queued text was not sent: ${error.message}`);
+      },
+    );
+  }
+
+  /** Which of these numbers texted STOP (asked before a send that would drop them). */
+  async optedOutAmong(phones: string[]): Promise<string[]> {
+    const { data } = await this.api.get<ListOf<string>>('/opted-out', { phones: phones.join(',') });
+    return data;
   }
 
   /** Adds a contact to the shared directory. */
@@ -313,10 +401,27 @@ export class LiveData {
     return contact;
   }
 
+  /** Removes a contact from the directory. */
+  async deleteContact(id: string): Promise<void> {
+    await this.api.del(`/contacts/${encodeURIComponent(id)}`);
+    this.#dropContact(id);
+  }
+
+  /** Merges a duplicate into a contact (empty fields filled from it) and removes the duplicate. */
+  async mergeContacts(keepId: string, duplicateId: string): Promise<Contact> {
+    const contact = await this.api.post<Contact>(`/contacts/${encodeURIComponent(keepId)}/merge`, {
+      duplicateId,
+    });
+    this.#dropContact(duplicateId);
+    this.#upsertContact(contact);
+    return contact;
+  }
+
   #apply(push: Push): void {
     switch (push.type) {
       case 'hello':
         void this.refreshAll();
+        void this.flushOutbox();
         return;
       case 'message.created':
         this.#notePush(push.message);
@@ -359,6 +464,12 @@ export class LiveData {
         if (push.type === 'typing') setTimeout(() => this.#expireTyping(), TYPING_SHOWN_MS + 50);
         return;
       }
+      case 'contact.deleted':
+        this.#dropContact(push.id);
+        return;
+      case 'opt-out.changed':
+        this.#markOptOut(push.phone, push.optedOut);
+        return;
     }
   }
 
@@ -442,10 +553,46 @@ export class LiveData {
     this.#set({ conversations: list.map((c) => (c.id === id ? { ...c, ...patch } : c)) });
   }
 
+  /** STOP or START from a number: every thread with it says so, and its composer follows. */
+  #markOptOut(phone: string, optedOut: boolean): void {
+    const list = this.#snapshot.conversations;
+    if (!list) return;
+    this.#set({
+      conversations: list.map((c) =>
+        c.participants.some((p) => p.phone === phone)
+          ? {
+              ...c,
+              participants: c.participants.map((p) =>
+                // STOP also took them out of every group (docs/behaviour.md#groups).
+                p.phone === phone
+                  ? { ...p, optedOut, active: optedOut && c.kind === 'group' ? false : p.active }
+                  : p,
+              ),
+            }
+          : c,
+      ),
+    });
+  }
+
+  #dropContact(id: string): void {
+    const contacts = this.#snapshot.contacts;
+    if (contacts?.some((c) => c.id === id)) {
+      this.#set({ contacts: contacts.filter((c) => c.id !== id) });
+    }
+  }
+
   #upsertContact(contact: Contact): void {
     const others = (this.#snapshot.contacts ?? []).filter((c) => c.id !== contact.id);
     // Ids grow with creation time, so sorting by id keeps the newest contact first.
     const contacts = [contact, ...others].sort((a, b) => descending(a.id, b.id));
     this.#set({ contacts });
   }
+}
+
+/** A fresh idempotency key (randomUUID needs a secure context; the fallback does not). */
+function newKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
 }

@@ -1,7 +1,10 @@
 import type { Mode, Push } from './types.ts';
 
-/** Whether pushes are arriving: `live` once the server said hello, `offline` between attempts. */
-export type ConnectionState = 'connecting' | 'live' | 'offline';
+/**
+ * Whether pushes are arriving: `live` once the server said hello and while its heartbeats keep
+ * coming, `offline` between attempts, `no-network` while the browser says it is offline.
+ */
+export type ConnectionState = 'connecting' | 'live' | 'offline' | 'no-network';
 
 /** What the app hears from the channel. */
 export interface RealtimeHandlers {
@@ -23,6 +26,13 @@ export interface RealtimeHandle {
 }
 
 const FIRST_RETRY_MS = 500;
+/** The server's heartbeat interval when its hello does not say (realtime/hub.ts). */
+const DEFAULT_HEARTBEAT_MS = 25_000;
+
+/** How long a silent channel counts as live: two missed heartbeats and some slack. */
+export function silenceLimit(heartbeatMs: number): number {
+  return heartbeatMs * 2 + 2_000;
+}
 const MAX_RETRY_MS = 30_000;
 
 /** The wait before attempt `n` (0-based): doubling from 500 ms up to 30 s, with jitter so a restarted server is not hit by every client at once. */
@@ -41,6 +51,27 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
   let attempt = 0;
   let timer: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
+  let heartbeatMs = DEFAULT_HEARTBEAT_MS;
+  let watchdog: ReturnType<typeof setTimeout> | null = null;
+
+  // A channel can die without a close (a laptop asleep, a proxy dropping it): heard nothing for
+  // two heartbeats, it is treated as gone, so the indicator never says live when it is not.
+  const stopWatchdog = () => {
+    if (watchdog !== null) clearTimeout(watchdog);
+    watchdog = null;
+  };
+  const watch = (ws: WebSocket) => {
+    stopWatchdog();
+    watchdog = setTimeout(() => drop(ws), silenceLimit(heartbeatMs));
+  };
+  const drop = (ws: WebSocket) => {
+    stopWatchdog();
+    if (socket !== ws) return;
+    socket = null;
+    ws.onclose = null;
+    ws.close();
+    schedule();
+  };
 
   const url = () => {
     const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -49,6 +80,11 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
 
   const schedule = () => {
     if (closed || timer !== null) return;
+    if (!navigator.onLine) {
+      // Nothing to try until the browser is back online (the `online` event retries).
+      handlers.onState('no-network');
+      return;
+    }
     handlers.onState('offline');
     timer = setTimeout(connect, backoffDelay(attempt));
     attempt += 1;
@@ -69,15 +105,20 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
       }
       if (push.type === 'hello') {
         attempt = 0;
+        if (push.heartbeatMs) heartbeatMs = push.heartbeatMs;
         handlers.onState('live');
       }
+      watch(ws);
+      if (push.type === 'heartbeat') return;
       handlers.onPush(push);
     };
     ws.onclose = (event) => {
+      stopWatchdog();
       if (socket === ws) socket = null;
       if (event.code === SESSION_ENDED_CLOSE) {
         closed = true;
         window.removeEventListener('online', retryNow);
+        window.removeEventListener('offline', goneOffline);
         handlers.onSessionEnded();
         return;
       }
@@ -93,8 +134,17 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
     timer = null;
     connect();
   };
+  // The browser knows first when the network goes: say so at once, not after a timeout.
+  const goneOffline = () => {
+    if (closed) return;
+    const ws = socket;
+    if (ws) drop(ws);
+    else schedule();
+  };
   window.addEventListener('online', retryNow);
-  connect();
+  window.addEventListener('offline', goneOffline);
+  if (navigator.onLine) connect();
+  else handlers.onState('no-network');
 
   return {
     send(notice) {
@@ -103,6 +153,8 @@ export function openRealtime(mode: Mode, handlers: RealtimeHandlers): RealtimeHa
     close() {
       closed = true;
       window.removeEventListener('online', retryNow);
+      window.removeEventListener('offline', goneOffline);
+      stopWatchdog();
       if (timer !== null) clearTimeout(timer);
       socket?.close(1000, 'closed by the app');
       socket = null;

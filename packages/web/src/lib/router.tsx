@@ -49,7 +49,11 @@ export function navigate(to: string, options: { replace?: boolean; state?: unkno
 
 /** An in-app link: a real `<a href>` (so it opens in a new tab too) that navigates in place. */
 export function Link(
-  props: AnchorHTMLAttributes<HTMLAnchorElement> & { href: string; state?: unknown },
+  props: AnchorHTMLAttributes<HTMLAnchorElement> & {
+    href: string;
+    /** History state, or a function making it at each click (a fresh one every time). */
+    state?: unknown;
+  },
 ) {
   const { state, onClick, ...rest } = props;
   const handle = (event: MouseEvent<HTMLAnchorElement>) => {
@@ -57,7 +61,9 @@ export function Link(
     if (event.defaultPrevented || event.button !== 0) return;
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
-    navigate(props.href, { state });
+    navigate(props.href, {
+      state: typeof state === 'function' ? (state as () => unknown)() : state,
+    });
   };
   return <a {...rest} onClick={handle} />;
 }

@@ -11,6 +11,7 @@ import {
 import { announce } from './announcer.tsx';
 import { createApiClient, signOut as endSession, type ApiClient } from './api.ts';
 import { LiveData, type LiveSnapshot } from './live-data.ts';
+import { forgetUser } from './offline-store.ts';
 import type { Me, Mode } from './types.ts';
 
 /** The signed-in user's world: who they are, the mode on screen, and its live data. */
@@ -49,7 +50,11 @@ export function SessionProvider(props: {
 }) {
   const { me, onSignedOut } = props;
   const [mode, setModeState] = useState<Mode>(storedMode);
-  const ended = useCallback(() => onSignedOut(true), [onSignedOut]);
+  const ended = useCallback(() => {
+    // Ended elsewhere (expired, removed by an owner): what this device kept goes too.
+    forgetUser(me.user.id);
+    onSignedOut(true);
+  }, [me.user.id, onSignedOut]);
   const api = useMemo(
     () => createApiClient(mode, me.csrfToken, ended),
     [mode, me.csrfToken, ended],
@@ -74,9 +79,11 @@ export function SessionProvider(props: {
 
   const signOut = useCallback(async () => {
     live.stop();
+    // Nothing of this user stays on a device they signed out of.
+    forgetUser(me.user.id);
     await endSession(me.csrfToken).catch(() => undefined);
     onSignedOut();
-  }, [live, me.csrfToken, onSignedOut]);
+  }, [live, me.csrfToken, me.user.id, onSignedOut]);
 
   const session = useMemo<Session>(
     () => ({

@@ -15,6 +15,8 @@ export interface Party {
   phone: string;
   name: string | null;
   active: boolean;
+  /** Texted STOP: nothing can be sent to it until it texts START. */
+  optedOut: boolean;
 }
 
 /** A thread of the shared inbox: one account number and one or several other parties. */
@@ -120,12 +122,14 @@ export interface TeamMember {
   email: string;
   name: string;
   role: Role;
+  disabled: boolean;
   createdAt: string;
 }
 
 /** What the realtime channel pushes. */
 export type Push =
-  | { type: 'hello'; mode: Mode }
+  | { type: 'hello'; mode: Mode; heartbeatMs?: number }
+  | { type: 'heartbeat' }
   | { type: 'message.created'; message: Message; contactName?: string | null }
   | { type: 'message.updated'; message: Message }
   | { type: 'call.created'; call: Call; contactName: string | null }
@@ -134,7 +138,9 @@ export type Push =
   | { type: 'conversation.unread'; conversationId: string; userId: string }
   | ({ type: 'conversation.updated' } & ConversationState)
   | { type: 'note.created'; note: Note }
-  | { type: 'typing'; conversationId: string; user: Teammate };
+  | { type: 'typing'; conversationId: string; user: Teammate }
+  | { type: 'opt-out.changed'; phone: string; optedOut: boolean }
+  | { type: 'contact.deleted'; id: string };
 
 /** A live carrier connection, as the dashboard shows it (never its password). */
 export interface CarrierConnection {

@@ -173,30 +173,41 @@ describe('the shared inbox', () => {
     await page.emulateMedia({ colorScheme: 'light', reducedMotion: 'no-preference' });
   });
 
-  test('a number that texted STOP cannot be texted; the composer says why', async () => {
+  test('an opted-out thread is marked and its composer disabled with the reason; START re-enables it live', async () => {
     const stop = await s.acct.test.post('/v1/sandbox/inbound', {
       from: BOB,
       to: line,
       body: 'STOP',
     });
     assert.equal(stop.status, 201);
-    await page
-      .getByRole('link', { name: /555-0124/ })
-      .first()
-      .click();
-    await page.getByRole('heading', { name: '(415) 555-0124', level: 2 }).waitFor();
+    const row = page.getByRole('link', { name: /555-0124/ }).first();
+    await row.getByText('Opted out').waitFor();
+    await row.click();
+    await page.getByRole('heading', { name: /\(415\) 555-0124/, level: 2 }).waitFor();
+    await page.locator('.thread-heading').getByText('Opted out').waitFor();
     // The platform's confirmation is in the thread, attributed to Auto-reply.
     await page
       .locator('.bubble-row.outbound .bubble-author', { hasText: 'Auto-reply' })
       .first()
       .waitFor();
-    await page.getByRole('textbox', { name: 'Message' }).fill('Your invoice is ready');
-    await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByRole('alert').filter({ hasText: 'opted out' }).waitFor();
-    assert.equal(
-      await page.locator('.bubble-row', { hasText: 'Your invoice is ready' }).count(),
-      0,
+    const box = page.getByRole('textbox', { name: 'Message' });
+    assert.equal(await box.isDisabled(), true, 'nothing can be typed to an opted-out number');
+    assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true);
+    await page.getByRole('status').filter({ hasText: 'texted STOP and has opted out' }).waitFor();
+    await assertAccessible(page, 'opted-out thread');
+    await screenshots(page, 'thread-opted-out');
+
+    const start = await s.acct.test.post('/v1/sandbox/inbound', {
+      from: BOB,
+      to: line,
+      body: 'START',
+    });
+    assert.equal(start.status, 201);
+    await eventually(
+      async () => (await box.isEnabled()) || undefined,
+      'the composer enabled again',
     );
+    assert.equal(await page.locator('.thread-heading').getByText('Opted out').count(), 0);
   });
 
   test('a failed text shows as failed, with the reason', async () => {

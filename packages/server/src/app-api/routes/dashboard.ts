@@ -29,6 +29,14 @@ const InviteBody = Type.Object(
   },
   { additionalProperties: false },
 );
+const TeammateBody = Type.Object(
+  {
+    role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('member')])),
+    disabled: Type.Optional(Type.Boolean()),
+    password: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  { additionalProperties: false },
+);
 const HelpBody = Type.Object(
   { helpReply: Type.Union([Type.String({ maxLength: 1000 }), Type.Null()]) },
   { additionalProperties: false },
@@ -94,6 +102,39 @@ export async function dashboardRoutes(app: FastifyInstance): Promise<void> {
       return reply.code(201).send(user);
     },
   );
+
+  app.patch<{ Params: { id: string }; Body: Static<typeof TeammateBody> }>(
+    '/team/:id',
+    { schema: { body: TeammateBody } },
+    async (request) => {
+      const { accountId, user } = requireOwner(request);
+      const { role, disabled, password } = request.body;
+      if (password !== undefined && password.length < MIN_PASSWORD_LENGTH) {
+        throw validationError(
+          'password',
+          `password must be at least ${MIN_PASSWORD_LENGTH} characters.`,
+        );
+      }
+      const passwordHash = password === undefined ? undefined : await hashPassword(password);
+      return changes.run('updateTeammate', {
+        accountId,
+        byUserId: user.id,
+        userId: request.params.id,
+        role,
+        disabled,
+        passwordHash,
+      });
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>('/team/:id', async (request) => {
+    const { accountId, user } = requireOwner(request);
+    return changes.run('removeTeammate', {
+      accountId,
+      byUserId: user.id,
+      userId: request.params.id,
+    });
+  });
 
   app.put<{ Body: Static<typeof HelpBody> }>(
     '/settings/help-reply',

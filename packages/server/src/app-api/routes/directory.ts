@@ -15,6 +15,11 @@ const ContactPatch = Type.Object(
   { additionalProperties: false },
 );
 
+const MergeBody = Type.Object(
+  { duplicateId: Type.String({ maxLength: 64 }) },
+  { additionalProperties: false },
+);
+
 const orUndefined = (v: string | null | undefined) => v ?? undefined;
 
 /** The shared contact directory and the call history. */
@@ -55,6 +60,27 @@ export async function directoryRoutes(app: FastifyInstance): Promise<void> {
         actor: { accountId, mode: modeOf(request) },
         id: request.params.id,
         input: request.body,
+      });
+    },
+  );
+
+  app.delete<{ Params: { id: string } }>('/contacts/:id', async (request) => {
+    const { accountId } = sessionOf(request);
+    return changes.run('deleteContact', {
+      actor: { accountId, mode: modeOf(request) },
+      id: request.params.id,
+    });
+  });
+
+  app.post<{ Params: { id: string }; Body: Static<typeof MergeBody> }>(
+    '/contacts/:id/merge',
+    { schema: { body: MergeBody } },
+    async (request) => {
+      const { accountId } = sessionOf(request);
+      return changes.run('mergeContacts', {
+        actor: { accountId, mode: modeOf(request) },
+        keepId: request.params.id,
+        duplicateId: request.body.duplicateId,
       });
     },
   );

@@ -2,8 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { loadTeamConversation, loadTeamInbox } from '../../queries/team-inbox.ts';
 import { teamActorOf, viewerOf } from './team-workflow.ts';
+import { validationError } from '../../domain/errors.ts';
+import { findRecordedResponse, idempotentRequest } from '../../commands/idempotency.ts';
+import { optedOutRecipients } from '../../queries/inbox.ts';
 import { modeOf, sessionOf } from '../session-auth.ts';
 import { scoped } from '../../store/scope.ts';
+
+const HEADER = 'Idempotency-Key';
 
 const ComposeBody = Type.Object(
   {
@@ -18,7 +23,8 @@ const ComposeBody = Type.Object(
 
 /** The shared inbox: conversations, a thread, marking read, and the composer. */
 export async function inboxRoutes(app: FastifyInstance): Promise<void> {
-  const { store, changes } = app.deps;
+  const { store, changes, clock, secrets } = app.deps;
+  const open = (sealed: string) => secrets.open(sealed);
 
   app.get('/conversations', async (request) => {
     const { accountId } = sessionOf(request);
@@ -30,6 +36,14 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     const { accountId } = sessionOf(request);
     const scope = scoped(store.db, { accountId, mode: modeOf(request) });
     return loadTeamConversation(scope, viewerOf(request), request.params.id);
+  });
+
+  app.get<{ Querystring: { phones?: string } }>('/opted-out', async (request) => {
+    const { accountId } = sessionOf(request);
+    const phones = (request.query.phones ?? '').split(',').filter((p) => p !== '');
+    if (phones.length > 10) throw validationError('phones', 'Ask about 10 numbers at most.');
+    const scope = scoped(store.db, { accountId, mode: modeOf(request) });
+    return { data: await optedOutRecipients(scope, phones) };
   });
 
   app.post<{ Params: { id: string } }>('/conversations/:id/read', async (request) => {
@@ -46,12 +60,31 @@ export async function inboxRoutes(app: FastifyInstance): Promise<void> {
     { schema: { body: ComposeBody } },
     async (request, reply) => {
       const { accountId, user } = sessionOf(request);
-      const mode = modeOf(request);
-      const message = await changes.run('sendMessage', {
-        actor: { accountId, mode },
-        input: { ...request.body, senderName: user.name },
+      const actor = { accountId, mode: modeOf(request) };
+      const input = { actor, input: { ...request.body, senderName: user.name } };
+      // A text queued offline is sent with the key it was given when typed, so however many
+      // times the outbox retries it, it goes out once (docs/behaviour.md#offline).
+      const key = request.headers['idempotency-key'];
+      if (key === undefined) return reply.code(201).send(await changes.run('sendMessage', input));
+      const idempotency = idempotentRequest(key, HEADER, 'POST', '/app/api/messages', request.body);
+      const recorded = await findRecordedResponse(store.db, actor, idempotency, HEADER, {
+        clock,
+        open,
       });
-      return reply.code(201).send(message);
+      const outcome = recorded
+        ? ({ replayed: true, ...recorded } as const)
+        : await changes.runIdempotently('sendMessage', input, {
+            actor,
+            request: idempotency,
+            param: HEADER,
+            statusCode: 201,
+          });
+      if (!outcome.replayed) return reply.code(201).send(outcome.body);
+      return reply
+        .code(outcome.statusCode)
+        .header('idempotent-replayed', 'true')
+        .type('application/json')
+        .send(outcome.body);
     },
   );
 }

@@ -36,6 +36,10 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
         throw new ApiError('unauthorized', 'Wrong email or password.');
       }
       throttle.succeed(email);
+      if (user.disabled_at !== null) {
+        // Said only to whoever knows the password.
+        throw new ApiError('unauthorized', 'This login is disabled; ask an owner of the account.');
+      }
       const session = await changes.run('createSession', { user });
       reply.setCookie(SESSION_COOKIE, session.token, {
         path: '/app',

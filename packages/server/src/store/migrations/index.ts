@@ -19,6 +19,7 @@ import * as carrierParts from './017-carrier-parts.ts';
 import * as inboundParts from './025-inbound-parts.ts';
 import * as teamWorkflow from './026-team-workflow.ts';
 import * as webPush from './027-web-push.ts';
+import * as disabledUsers from './028-disabled-users.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '025-inbound-parts': inboundParts,
   '026-team-workflow': teamWorkflow,
   '027-web-push': webPush,
+  '028-disabled-users': disabledUsers,
 };
 
 /** Kysely's migration provider over the list above. */

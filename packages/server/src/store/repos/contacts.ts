@@ -45,6 +45,11 @@ export async function updateContact(
   await db.updateTable('contacts').set(values).where('id', '=', id).execute();
 }
 
+/** Removes a contact from the directory. */
+export async function deleteContact(db: Kysely<DB>, id: string): Promise<void> {
+  await db.deleteFrom('contacts').where('id', '=', id).execute();
+}
+
 /** The directory, newest first, optionally filtered by a name, phone, email or company fragment. */
 export function listContacts(scope: Scope, limit: number, search?: string): Promise<ContactRow[]> {
   let q = scope.db.selectFrom('contacts').selectAll().where(ownedBy(scope));

@@ -75,10 +75,14 @@ export async function anyPushSubscription(db: Kysely<DB>): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Every subscription of an account's users, with each user's settings (null: defaults). */
+/**
+ * Every subscription of an account's enabled users, with each user's settings (null:
+ * defaults): a disabled teammate's devices hear nothing until they are enabled again.
+ */
 export function subscriptionsOfAccount(db: Kysely<DB>, accountId: string) {
   return db
     .selectFrom('push_subscriptions')
+    .innerJoin('users', 'users.id', 'push_subscriptions.user_id')
     .leftJoin(
       'notification_settings',
       'notification_settings.user_id',
@@ -93,6 +97,7 @@ export function subscriptionsOfAccount(db: Kysely<DB>, accountId: string) {
       'notification_settings.calls',
     ])
     .where('push_subscriptions.account_id', '=', accountId)
+    .where('users.disabled_at', 'is', null)
     .execute();
 }
 

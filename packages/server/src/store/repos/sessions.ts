@@ -28,6 +28,16 @@ export async function deleteSession(db: Kysely<DB>, tokenHash: string): Promise<
   await db.deleteFrom('sessions').where('token_hash', '=', tokenHash).execute();
 }
 
+/** Ends every session of a user; returns their token hashes (to close their live channels). */
+export async function deleteSessionsOfUser(db: Kysely<DB>, userId: string): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .returning('token_hash')
+    .execute();
+  return rows.map((r) => r.token_hash);
+}
+
 /**
  * Forgets up to `limit` sessions that expired at or before `now`, oldest first (the
  * retention sweep); returns how many. Rows another transaction holds are skipped on

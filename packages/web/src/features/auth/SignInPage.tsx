@@ -28,7 +28,13 @@ export function SignInPage(props: {
       await props.onSignedIn();
     } catch (e) {
       const wrong = e instanceof ApiRequestError && e.status === 401;
-      setError(wrong ? 'That email and password don’t match an account.' : (e as Error).message);
+      // A disabled login is told so (the server says it only to the right password).
+      const disabled = wrong && /disabled/.test(e.message);
+      setError(
+        wrong && !disabled
+          ? 'That email and password don’t match an account.'
+          : (e as Error).message,
+      );
       setBusy(false);
     }
   };

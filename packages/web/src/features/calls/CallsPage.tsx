@@ -40,6 +40,9 @@ function CallRow(props: { call: CallLogEntry }) {
           <span>{describe(call)}</span>
           {name && <span className="muted"> · {formatPhone(phone)}</span>}
         </span>
+        <span className="call-line muted">
+          on {formatPhone(call.direction === 'inbound' ? call.to : call.from)}
+        </span>
       </div>
       <time className="call-time" dateTime={call.startedAt} title={formatDateTime(call.startedAt)}>
         {formatShortTime(call.startedAt)}

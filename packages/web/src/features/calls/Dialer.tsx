@@ -74,7 +74,18 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
     <section className="card dialer" aria-labelledby={`${ids}-title`}>
       <h2 id={`${ids}-title`}>Dialer</h2>
       {stage.kind === 'confirm' ? (
-        <div className="call-prompt" role="alertdialog" aria-labelledby={`${ids}-ask`}>
+        <div
+          className="call-prompt"
+          role="alertdialog"
+          aria-labelledby={`${ids}-ask`}
+          // Escape is Cancel, as in every dialog.
+          onKeyDown={(e) => {
+            if (e.key === 'Escape') {
+              e.preventDefault();
+              setStage({ kind: 'idle' });
+            }
+          }}
+        >
           <p id={`${ids}-ask`}>
             Call <strong>{live.label(stage.to)}</strong>
             {live.nameFor(stage.to) ? ` at ${formatPhone(stage.to)}` : ''}?

@@ -23,6 +23,12 @@ export function ContactForm(props: {
   initialPhone?: string | undefined;
   onSave(input: ContactInput & { phone: string }): Promise<void>;
   onCancel(): void;
+  /** The other contacts with this number (duplicates take over caller ID: warn first). */
+  sharingPhone(phone: string): Contact[];
+  /** Saves the form's values onto an existing contact instead of adding a duplicate. */
+  onUpdateExisting(existing: Contact, input: ContactInput & { phone: string }): Promise<void>;
+  onDelete?(): Promise<void>;
+  onMerge?(duplicate: Contact): Promise<void>;
 }) {
   const c = props.contact;
   const [values, setValues] = useState<Values>({
@@ -33,7 +39,11 @@ export function ContactForm(props: {
   });
   const [error, setError] = useState<{ param: string | null; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  // A duplicate number asks once: update the existing contact, or add this one anyway.
+  const [duplicateOf, setDuplicateOf] = useState<Contact | null>(null);
   const ids = useId();
+  const typedPhone = toE164(values.phone);
+  const sharing = typedPhone ? props.sharingPhone(typedPhone) : [];
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -45,11 +55,24 @@ export function ContactForm(props: {
       });
       return;
     }
+    const newNumber = phone !== c?.phone;
+    const existing = props.sharingPhone(phone)[0];
+    if (newNumber && existing && duplicateOf?.id !== existing.id) {
+      setDuplicateOf(existing);
+      return;
+    }
+    await run((input) => props.onSave(input), phone);
+  };
+
+  const optional = (v: string) => (v.trim() === '' ? null : v.trim());
+  const run = async (
+    save: (input: ContactInput & { phone: string }) => Promise<void>,
+    phone: string,
+  ) => {
     setBusy(true);
     setError(null);
-    const optional = (v: string) => (v.trim() === '' ? null : v.trim());
     try {
-      await props.onSave({
+      await save({
         phone,
         name: optional(values.name),
         email: optional(values.email),
@@ -84,12 +107,64 @@ export function ContactForm(props: {
           />
         </Field>
       ))}
+      {duplicateOf && typedPhone && (
+        <div className="duplicate-warning" role="alert">
+          <p>
+            {duplicateOf.name ?? 'Another contact'} already has this number. Two contacts with one
+            number: the newest one’s name becomes its caller ID.
+          </p>
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() =>
+              void run((input) => props.onUpdateExisting(duplicateOf, input), typedPhone)
+            }
+          >
+            Update {duplicateOf.name ?? 'that contact'} instead
+          </button>
+        </div>
+      )}
+      {c && props.onMerge && sharing.length > 0 && (
+        <div className="duplicate-warning">
+          <p>Also has this number:</p>
+          <ul className="plain-list">
+            {sharing.map((other) => (
+              <li key={other.id}>
+                <span>{other.name ?? 'No name'}</span>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={busy}
+                  onClick={() => void props.onMerge?.(other)}
+                >
+                  Merge {other.name ?? 'it'} into this contact
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
       <FormError message={error?.text ?? null} />
       <SaveCancel
         busy={busy}
-        saveLabel={c ? 'Save changes' : 'Add contact'}
+        saveLabel={duplicateOf ? 'Add anyway' : c ? 'Save changes' : 'Add contact'}
         onCancel={props.onCancel}
       />
+      {c && props.onDelete && (
+        <button
+          type="button"
+          className="button danger"
+          disabled={busy}
+          onClick={() => {
+            if (confirm(`Delete ${c.name ?? 'this contact'}? Its number shows without a name.`)) {
+              void props.onDelete?.();
+            }
+          }}
+        >
+          Delete contact
+        </button>
+      )}
     </form>
   );
 }

@@ -53,6 +53,7 @@ function useSearch(query: string): Contact[] | null {
 export function ContactsPage() {
   usePageTitle('Contacts');
   const { live } = useSession();
+  const { contacts } = useLive();
   const [query, setQuery] = useState('');
   const [editing, setEditing] = useState<Editing>(null);
   const results = useSearch(query);
@@ -109,6 +110,30 @@ export function ContactsPage() {
             contact={editing.kind === 'edit' ? editing.contact : null}
             onSave={save}
             onCancel={() => setEditing(null)}
+            sharingPhone={(phone) =>
+              (contacts ?? []).filter(
+                (o) =>
+                  o.phone === phone && !(editing.kind === 'edit' && o.id === editing.contact.id),
+              )
+            }
+            onUpdateExisting={async (existing, input) => {
+              // Only what was typed: empty fields leave the existing contact's values alone.
+              const typed = Object.entries(input).filter(([, v]) => v !== null);
+              await live.updateContact(existing.id, Object.fromEntries(typed));
+              setEditing(null);
+            }}
+            {...(editing.kind === 'edit'
+              ? {
+                  onDelete: async () => {
+                    await live.deleteContact(editing.contact.id);
+                    setEditing(null);
+                  },
+                  onMerge: async (duplicate: Contact) => {
+                    const merged = await live.mergeContacts(editing.contact.id, duplicate.id);
+                    setEditing({ kind: 'edit', contact: merged });
+                  },
+                }
+              : {})}
           />
         ) : (
           <aside className="card hint-card">

@@ -1,15 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { Field, FormError } from '../../lib/form.tsx';
-import { formatDateTime } from '../../lib/format.ts';
 import { useSession } from '../../lib/session.tsx';
 import type { ListOf, Role, TeamMember } from '../../lib/types.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { TeammateRow } from './TeammateRow.tsx';
 
 const MIN_PASSWORD = 8;
 
 /** The account's team, and inviting someone: a login with email, name and a first password. */
 export function TeamSection() {
-  const { api, me } = useSession();
+  const { api } = useSession();
   const team = useResource(() => api.get<ListOf<TeamMember>>('/team'), 'team');
   const [form, setForm] = useState({ email: '', name: '', password: '', role: 'member' as Role });
   const [error, setError] = useState<string | null>(null);
@@ -50,18 +50,7 @@ export function TeamSection() {
         {team.error && <p className="form-error">{team.error}</p>}
         <ul className="plain-list" aria-label="Team members">
           {team.data?.data.map((u) => (
-            <li key={u.id}>
-              <span>
-                <strong>{u.name}</strong> <span className="muted">{u.email}</span>
-                {u.id === me.user.id && <span className="muted"> (you)</span>}
-              </span>
-              <span className="muted">
-                <span className={`pill ${u.role === 'owner' ? 'ok-pill' : 'muted-pill'}`}>
-                  {u.role}
-                </span>{' '}
-                since {formatDateTime(u.createdAt)}
-              </span>
-            </li>
+            <TeammateRow key={u.id} member={u} onChanged={team.reload} />
           ))}
         </ul>
       </section>

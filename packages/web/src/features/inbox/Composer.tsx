@@ -39,6 +39,8 @@ export function Composer(props: {
   onBodyChange?: (body: string) => void;
   autoFocus?: boolean;
   disabled?: boolean;
+  /** Why sending is off here (an opted-out number): the box is disabled and says so. */
+  blockedReason?: string | null | undefined;
 }) {
   const [body, setBody] = useState(props.initialBody ?? '');
   const [from, setFrom] = useState(
@@ -55,8 +57,13 @@ export function Composer(props: {
 
   const media = mediaUrl.trim() === '' ? [] : [mediaUrl.trim()];
   const { segments } = countSegments(body);
+  const blocked = props.blockedReason ?? null;
   const canSend =
-    !busy && !props.disabled && from !== '' && (body.trim() !== '' || media.length > 0);
+    !busy &&
+    !props.disabled &&
+    blocked === null &&
+    from !== '' &&
+    (body.trim() !== '' || media.length > 0);
 
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();
@@ -127,8 +134,9 @@ export function Composer(props: {
             props.onBodyChange?.(e.target.value);
           }}
           onKeyDown={onKeyDown}
-          autoFocus={props.autoFocus}
-          aria-describedby={`${ids}-count`}
+          autoFocus={props.autoFocus && blocked === null}
+          disabled={blocked !== null}
+          aria-describedby={blocked === null ? `${ids}-count` : `${ids}-blocked`}
         />
         <div className="composer-actions">
           <button
@@ -152,6 +160,11 @@ export function Composer(props: {
           </button>
         </div>
       </div>
+      {blocked !== null && (
+        <p className="composer-blocked" id={`${ids}-blocked`} role="status">
+          {blocked}
+        </p>
+      )}
       <FormError message={error} />
     </form>
   );

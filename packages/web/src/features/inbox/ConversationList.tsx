@@ -1,13 +1,14 @@
 import { useState, type KeyboardEvent } from 'react';
 import { Avatar } from '../../lib/avatar.tsx';
-import { formatDateTime, formatShortTime } from '../../lib/format.ts';
+import { formatDateTime, formatPhone, formatShortTime } from '../../lib/format.ts';
 import { SearchField } from '../../lib/form.tsx';
 import { Icon } from '../../lib/icons.tsx';
 import { Link } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation } from '../../lib/types.ts';
 import { NotificationSettingsPanel } from '../notifications/NotificationSettingsPanel.tsx';
-import { conversationTitle, messagePreview } from './conversation-labels.ts';
+import { LineFilter } from './LineFilter.tsx';
+import { conversationTitle, isOptedOutThread, messagePreview } from './conversation-labels.ts';
 
 type Filter = 'all' | 'unread' | 'mine' | 'unassigned';
 type Status = 'open' | 'done';
@@ -37,6 +38,7 @@ export function ConversationList(props: { selectedId: string | null }) {
   const [filter, setFilter] = useState<Filter>('all');
   const [status, setStatus] = useState<Status>('open');
   const [query, setQuery] = useState('');
+  const [line, setLine] = useState('');
 
   const q = query.trim().toLowerCase();
   // `555 01` finds +14155550123 however the number was typed.
@@ -46,6 +48,7 @@ export function ConversationList(props: { selectedId: string | null }) {
     if (filter === 'unread' && c.unreadCount === 0) return false;
     if (filter === 'mine' && c.assigneeId !== me.user.id) return false;
     if (filter === 'unassigned' && c.assigneeId !== null) return false;
+    if (line !== '' && c.accountPhone !== line) return false;
     if (q === '') return true;
     const haystack = [
       conversationTitle(live, c),
@@ -62,7 +65,11 @@ export function ConversationList(props: { selectedId: string | null }) {
     <section className="list-pane" aria-labelledby="inbox-title">
       <header className="pane-header">
         <h1 id="inbox-title">Inbox {mode === 'test' && <span className="mode-tag">Test</span>}</h1>
-        <Link className="button primary small" href="/app/inbox/new">
+        <Link
+          className="button primary small"
+          href="/app/inbox/new"
+          state={() => ({ fresh: Date.now() })}
+        >
           <Icon name="plus" size={16} />
           <span className="label-wide">New message</span>
         </Link>
@@ -81,6 +88,7 @@ export function ConversationList(props: { selectedId: string | null }) {
             </button>
           ))}
         </div>
+        <LineFilter value={line} onChange={setLine} />
         <div className="segmented" role="group" aria-label="Show">
           {(['all', 'unread', 'mine', 'unassigned'] as const).map((f) => (
             <button key={f} type="button" aria-pressed={filter === f} onClick={() => setFilter(f)}>
@@ -112,7 +120,7 @@ export function ConversationList(props: { selectedId: string | null }) {
 }
 
 function ConversationRow(props: { conversation: Conversation; selected: boolean }) {
-  const { live } = useSession();
+  const { live, numbers } = useSession();
   const c = props.conversation;
   const title = conversationTitle(live, c);
   const group = c.kind === 'group';
@@ -134,6 +142,7 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean 
         <span className="conversation-main">
           <span className="conversation-top">
             <span className="conversation-name">{title}</span>
+            {isOptedOutThread(c) && <span className="pill bad-pill">Opted out</span>}
             <time dateTime={c.lastMessageAt} title={formatDateTime(c.lastMessageAt)}>
               {formatShortTime(c.lastMessageAt)}
             </time>
@@ -146,6 +155,9 @@ function ConversationRow(props: { conversation: Conversation; selected: boolean 
               <span className="assignee-tag" title="Assigned to">
                 {live.teammateName(c.assigneeId) ?? 'Assigned'}
               </span>
+            )}
+            {numbers.length > 1 && (
+              <span className="conversation-line">on {formatPhone(c.accountPhone)}</span>
             )}
             {unread && (
               <span className="badge" aria-label={`${c.unreadCount} unread`}>

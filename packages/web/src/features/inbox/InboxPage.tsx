@@ -37,8 +37,12 @@ export function InboxPage(props: { conversationId: string | null }) {
       <ConversationList selectedId={isNew ? null : conversationId} />
       <div className="thread-pane">
         {isNew ? (
-          // A new draft remounts the composer, so a second deep link replaces the first.
-          <NewConversation key={route.search.toString() + JSON.stringify(draft)} draft={draft} />
+          // Every arrival (a deep link's draft, a click on "New message") remounts the
+          // composer: a new message starts from what it was given, never from the last one.
+          <NewConversation
+            key={route.search.toString() + JSON.stringify(route.state)}
+            draft={draft}
+          />
         ) : conversationId ? (
           <ThreadView key={conversationId} id={conversationId} draft={draft} />
         ) : (

@@ -18,7 +18,14 @@ function resolve(text: string, contacts: Contact[]): string | null {
     if (number) return number;
   }
   const lower = text.trim().toLowerCase();
-  return contacts.find((c) => c.name?.toLowerCase() === lower)?.phone ?? null;
+  if (lower === '') return null;
+  const exact = contacts.find((c) => c.name?.toLowerCase() === lower);
+  if (exact) return exact.phone;
+  // A part of a name ("rosa", "garc") picks the one contact it can mean; two people, none.
+  const partial = new Set(
+    contacts.filter((c) => c.name?.toLowerCase().includes(lower)).map((c) => c.phone),
+  );
+  return partial.size === 1 ? [...partial][0]! : null;
 }
 
 /**
@@ -42,7 +49,7 @@ export function RecipientsField(props: {
     if (text === '') return true;
     const phone = resolve(text, contacts ?? []);
     if (!phone) {
-      setError(`“${text}” is not a phone number or a contact’s name.`);
+      setError(`“${text}” is not a phone number or the name of one contact.`);
       return false;
     }
     if (props.value.length >= MAX_RECIPIENTS) {
@@ -124,6 +131,6 @@ export function recipientsWithPending(
   const text = pending.trim().replace(/,$/, '');
   if (text === '') return value;
   const phone = resolve(text, contacts);
-  if (!phone) return `“${text}” is not a phone number or a contact’s name.`;
+  if (!phone) return `“${text}” is not a phone number or the name of one contact.`;
   return value.includes(phone) ? value : [...value, phone];
 }

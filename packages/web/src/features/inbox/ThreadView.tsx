@@ -7,7 +7,12 @@ import { Link, navigate } from '../../lib/router.tsx';
 import { useLive, useSession } from '../../lib/session.tsx';
 import type { Conversation, Note } from '../../lib/types.ts';
 import { Composer, type Outgoing } from './Composer.tsx';
-import { conversationSubtitle, conversationTitle } from './conversation-labels.ts';
+import {
+  conversationSubtitle,
+  conversationTitle,
+  isOptedOutThread,
+  sendingBlockedReason,
+} from './conversation-labels.ts';
 import type { Draft } from './InboxPage.tsx';
 import { MessageBubble } from './MessageBubble.tsx';
 import { NoteBubble } from './NoteBubble.tsx';
@@ -42,7 +47,11 @@ function Participants(props: { conversation: Conversation }) {
           {live.nameFor(p.phone) || p.name ? (
             <span className="chip-sub"> {formatPhone(p.phone)}</span>
           ) : null}
-          {!p.active && <span className="chip-sub"> (left)</span>}
+          {p.optedOut ? (
+            <span className="chip-sub"> (opted out)</span>
+          ) : (
+            !p.active && <span className="chip-sub"> (left)</span>
+          )}
         </li>
       ))}
     </ul>
@@ -117,7 +126,10 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
           group={group}
         />
         <div className="thread-heading">
-          <h2 id="thread-title">{title}</h2>
+          <h2 id="thread-title">
+            {title}
+            {isOptedOutThread(conversation) && <span className="pill bad-pill">Opted out</span>}
+          </h2>
           <p className="muted">
             {conversationSubtitle(conversation)} · via {formatPhone(conversation.accountPhone)}
           </p>
@@ -164,6 +176,20 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
             </ol>
           </Fragment>
         ))}
+        {snapshot.outbox.some((q) => q.conversationId === props.id) && (
+          <ol className="bubbles queued" aria-label="Outbox">
+            {snapshot.outbox
+              .filter((q) => q.conversationId === props.id)
+              .map((q) => (
+                <li key={q.key} className="bubble-row outbound">
+                  <div className="bubble">
+                    <p className="bubble-text">{q.input.body}</p>
+                  </div>
+                  <span className="bubble-meta">Waiting to send: goes out once online</span>
+                </li>
+              ))}
+          </ol>
+        )}
       </div>
       <p className="typing" aria-live="polite">
         {typing ? `${typing.user.name} is replying…` : ''}
@@ -187,6 +213,7 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
             initialBody={props.draft?.body}
             onSend={send}
             autoFocus
+            blockedReason={sendingBlockedReason(live, conversation)}
           />
         </div>
       )}

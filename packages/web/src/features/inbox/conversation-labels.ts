@@ -41,3 +41,25 @@ export function messagePreview(live: LiveData, message: Message | null, group: b
   }
   return group ? `${firstName(live.label(message.from))}: ${text}` : text;
 }
+
+/**
+ * Why nothing can be sent in this thread, or null: a one-to-one thread with a number that
+ * texted STOP, or a group whose every remaining member did (docs/behaviour.md#opt-out).
+ */
+export function sendingBlockedReason(live: LiveData, conversation: Conversation): string | null {
+  const reachable = conversation.participants.filter((p) => p.active && !p.optedOut);
+  if (
+    conversation.kind === 'group' ? reachable.length > 0 : !conversation.participants[0]?.optedOut
+  )
+    return null;
+  const party = conversation.participants[0];
+  if (conversation.kind === 'direct' && party) {
+    return `${live.label(party.phone, party.name)} texted STOP and has opted out: sending is off until they text START.`;
+  }
+  return 'Everyone in this group has opted out or left: sending is off.';
+}
+
+/** Whether a thread's one-to-one party has opted out (the list and the header say so). */
+export function isOptedOutThread(conversation: Conversation): boolean {
+  return conversation.kind === 'direct' && conversation.participants[0]?.optedOut === true;
+}

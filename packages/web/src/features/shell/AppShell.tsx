@@ -77,9 +77,24 @@ export function AppShell(props: { children: ReactNode }) {
         </div>
       </nav>
       <main className="main" id="main" tabIndex={-1}>
+        <OfflineNotice />
         {props.children}
       </main>
     </div>
+  );
+}
+
+/** Said while the browser has no network: what is shown is this device's copy, and sends wait. */
+function OfflineNotice() {
+  const { connection, outbox } = useLive();
+  if (connection !== 'no-network' && outbox.length === 0) return null;
+  return (
+    <p className="offline-notice" role="status">
+      {connection === 'no-network'
+        ? 'Offline: showing what this device last saw. Texts you send wait in the outbox and go out once you are back online.'
+        : 'Back online: sending the texts in the outbox…'}
+      {outbox.length > 0 && ` (${outbox.length} waiting)`}
+    </p>
   );
 }
 
@@ -99,7 +114,9 @@ function AccountControls(props: { compact?: boolean }) {
       ? 'Live updates on'
       : connection === 'connecting'
         ? 'Connecting…'
-        : 'Reconnecting…';
+        : connection === 'no-network'
+          ? 'Offline: no network'
+          : 'Reconnecting…';
   return (
     <div className={props.compact ? 'account compact' : 'account'}>
       <fieldset className="mode-switch">
