@@ -318,7 +318,7 @@ export interface PushSubscriptionsTable {
   created_at: number;
 }
 
-/** An instance's claim to push one notifiable change (migration 033). */
+/** An instance's claim to push one notifiable change (migration 029). */
 export interface PushClaimsTable {
   event_key: string;
   claimed_at: number;
