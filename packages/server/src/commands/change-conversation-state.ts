@@ -42,6 +42,8 @@ export async function changeConversationState(
     mode: actor.mode,
     ...view,
     by: { id: actor.userId, name: actor.userName },
+    // Tells one assignment from another of the same teammate (push claims, push-notifier.ts).
+    updatedAt: row.updated_at,
   });
   return view;
 }

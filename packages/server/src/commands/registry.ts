@@ -18,6 +18,8 @@ import { savePushKeys } from './save-push-keys.ts';
 import { addPushSubscription, type PushSubscriptionInput } from './add-push-subscription.ts';
 import { removePushSubscription } from './remove-push-subscription.ts';
 import { forgetPushSubscription } from './forget-push-subscription.ts';
+import { claimPushEvent } from './claim-push-event.ts';
+import { announceTyping, type TypingAnnouncement } from './announce-typing.ts';
 import { updateNotificationSettings } from './update-notification-settings.ts';
 import type { NotificationSettings } from '../domain/notification-rules.ts';
 import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
@@ -184,6 +186,9 @@ export const COMMANDS = {
     c: CommandContext,
     i: { actor: Actor; keepId: string; duplicateId: string },
   ) => mergeContacts(tx, i.actor, i, c),
+  claimPushEvent: (tx: WriteTx, c: CommandContext, i: { eventKey: string }) =>
+    claimPushEvent(tx, i.eventKey, c),
+  announceTyping: (tx: WriteTx, _c: CommandContext, i: TypingAnnouncement) => announceTyping(tx, i),
 } as const;
 
 /** The name of a command of the registry. */

@@ -93,7 +93,8 @@ export function posterOn(dispatcher: Dispatcher): WebhookPoster {
  */
 export function postWebhook(options: {
   url: string;
-  body: string;
+  /** A Web Push's encrypted payload is bytes (send-push.ts). */
+  body: string | Uint8Array;
   headers: Record<string, string>;
   dispatcher: Dispatcher;
   timeoutMs: number;

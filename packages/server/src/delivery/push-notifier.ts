@@ -1,6 +1,5 @@
-import { Agent } from 'node:https';
 import type { FastifyInstance } from 'fastify';
-import webpush from 'web-push';
+import type { Agent } from 'undici';
 import {
   DEFAULT_NOTIFICATION_SETTINGS,
   shouldNotify,
@@ -11,6 +10,8 @@ import type { MessageView } from '../presenters/message.ts';
 import type { NoteView } from '../presenters/note.ts';
 import { statesOf } from '../store/repos/conversation-team.ts';
 import { anyPushSubscription, findPushKeys, subscriptionsOfAccount } from '../store/repos/push.ts';
+import { webhookDispatcher } from './guarded-dispatcher.ts';
+import { sendPush } from './send-push.ts';
 
 /** What a push carries to the service worker, which shows it (packages/web/public/sw.js). */
 export interface PushPayload {
@@ -29,51 +30,65 @@ interface Scoped {
 
 // A contact address is asked of senders by the push services; none is configured.
 const VAPID_SUBJECT = 'mailto:notifications@switchboard.invalid';
-const PUSH_TTL_SECONDS = 300;
 
 /**
  * Sends Web Push notifications for an account's new texts, calls, mentions and
  * assignments to every browser its users subscribed, as each user's settings allow
  * (docs/behaviour.md#notifications). It listens for those changes only once a subscription
  * exists, so a service nobody subscribed to pays nothing for it.
+ *
+ * Every instance of the worker role hears every change (its own, and the others' through
+ * the store's signal relay); each change is pushed by the one instance that claims it
+ * (`claimPushEvent`), so a device gets one push per change. Pushes go through the guarded
+ * dispatcher webhooks use: a push service on a private address is refused unless
+ * SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE is set, and each push is bounded in time.
  */
 export function attachPushNotifier(app: FastifyInstance, options: { ca?: string } = {}): void {
-  const { store, secrets, logger, changes } = app.deps;
-  const agent = options.ca ? new Agent({ ca: options.ca, keepAlive: true }) : undefined;
+  const { store, secrets, logger, changes, config } = app.deps;
+  let dispatcher: Agent | undefined;
   let listening = false;
 
-  const send = async (scope: Scoped, event: NotifiableEvent, payload: PushPayload) => {
+  const send = async (
+    scope: Scoped,
+    eventKey: string,
+    event: NotifiableEvent,
+    payload: PushPayload,
+  ) => {
     const keys = await findPushKeys(store.db, scope.accountId);
     if (!keys) return;
-    const vapidDetails = {
+    const targets = (await subscriptionsOfAccount(store.db, scope.accountId)).filter((s) =>
+      shouldNotify(
+        s.user_id,
+        {
+          texts: s.texts ?? DEFAULT_NOTIFICATION_SETTINGS.texts,
+          calls: s.calls === null ? DEFAULT_NOTIFICATION_SETTINGS.calls : s.calls === 1,
+        },
+        event,
+      ),
+    );
+    if (targets.length === 0) return;
+    // Claimed only once someone is to be told, so a change nobody hears of writes nothing.
+    const { claimed } = await changes.run('claimPushEvent', { eventKey });
+    if (!claimed) return;
+    const vapid = {
       subject: VAPID_SUBJECT,
       publicKey: keys.public_key,
       privateKey: secrets.open(keys.private_key_sealed),
     };
-    const subscriptions = await subscriptionsOfAccount(store.db, scope.accountId);
+    dispatcher ??= webhookDispatcher({
+      allowPrivate: config.webhookAllowPrivate,
+      ca: options.ca,
+    });
     const text = JSON.stringify(payload);
     await Promise.all(
-      subscriptions.map(async (s) => {
-        const settings = {
-          texts: s.texts ?? DEFAULT_NOTIFICATION_SETTINGS.texts,
-          calls: s.calls === null ? DEFAULT_NOTIFICATION_SETTINGS.calls : s.calls === 1,
-        };
-        if (!shouldNotify(s.user_id, settings, event)) return;
-        const subscription = { endpoint: s.endpoint, keys: { p256dh: s.p256dh, auth: s.auth } };
-        try {
-          await webpush.sendNotification(subscription, text, {
-            vapidDetails,
-            TTL: PUSH_TTL_SECONDS,
-            ...(agent ? { agent } : {}),
-          });
-        } catch (error) {
-          const status = (error as { statusCode?: number }).statusCode;
-          // 404 and 410: the browser unsubscribed; anything else may pass.
-          if (status === 404 || status === 410) {
-            await changes.run('forgetPushSubscription', { endpoint: s.endpoint });
-          } else {
-            logger.warn({ err: error, status }, 'web push not delivered');
-          }
+      targets.map(async (s) => {
+        const result = await sendPush({ target: s, payload: text, vapid, dispatcher: dispatcher! });
+        // 404 and 410: the browser unsubscribed; anything else may pass.
+        if (result.status === 404 || result.status === 410) {
+          await changes.run('forgetPushSubscription', { endpoint: s.endpoint });
+        } else if (result.status === undefined || result.status >= 300) {
+          const { status, error, errorMessage } = result;
+          logger.warn({ status, error, errorMessage }, 'web push not delivered');
         }
       }),
     );
@@ -90,6 +105,7 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
       statesOf(store.db, [conversationId]).then(([state]) =>
         send(
           p,
+          `text:${p.message.id}`,
           { kind: 'text', assigneeId: state?.assignee_id ?? null },
           {
             title: p.contactName ?? p.message.from,
@@ -106,6 +122,7 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
     void safely(
       send(
         p,
+        `note:${p.note.id}`,
         { kind: 'mention', userIds: p.note.mentions },
         {
           title: `${p.note.author.name} mentioned you`,
@@ -121,12 +138,14 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
       conversationId: string;
       assigneeId: string | null;
       by: { id: string; name: string } | null;
+      updatedAt?: number;
     },
   ) => {
     if (!p.assigneeId || !p.by) return;
     void safely(
       send(
         p,
+        `assign:${p.conversationId}:${p.assigneeId}:${p.updatedAt}`,
         { kind: 'assignment', assigneeId: p.assigneeId, byUserId: p.by.id },
         {
           title: `${p.by.name} assigned you a conversation`,
@@ -146,6 +165,7 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
     void safely(
       send(
         p,
+        `call:${p.call.id}`,
         { kind: 'call' },
         {
           title: p.call.status === 'missed' ? 'Missed call' : 'Incoming call',
@@ -171,7 +191,7 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
     (error: unknown) => logger.warn({ err: error }, 'web push subscriptions not read'),
   );
   app.addHook('onClose', async () => {
-    agent?.destroy();
+    await dispatcher?.close();
     store.signals.off('push.subscribed', listen);
     store.signals.off('message.created', onMessage);
     store.signals.off('note.created', onNote);

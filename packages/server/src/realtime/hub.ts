@@ -5,6 +5,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { isMode, type Mode } from '../domain/modes.ts';
 import { sessionFromToken, SESSION_COOKIE } from '../app-api/session-auth.ts';
 import { SESSION_ENDED } from '../commands/end-session.ts';
+import { TYPING_SIGNAL, type TypingAnnouncement } from '../commands/announce-typing.ts';
 import { typingNoticeFrom, TYPING_INTERVAL_MS } from './typing.ts';
 
 /** Signals pushed to every signed-in client of the account and mode they concern. */
@@ -67,7 +68,7 @@ export function attachRealtime(
   app: FastifyInstance,
   { heartbeatMs = HEARTBEAT_MS }: { heartbeatMs?: number } = {},
 ): { clientCount(): number } {
-  const { store, clock, logger } = app.deps;
+  const { store, clock, logger, changes } = app.deps;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const clients = new Set<Client>();
 
@@ -133,16 +134,35 @@ export function attachRealtime(
     };
     return [type, listener] as const;
   });
-  /** Tells the user's teammates in the same account and mode that they are typing. */
+  /**
+   * Tells the user's teammates in the same account and mode that they are typing, on
+   * every instance: where instances share the database, the notice goes out as a signal of
+   * an empty commit, which the store relays to the others; otherwise there are none.
+   */
   const relayTyping = (from: Client, data: unknown) => {
     const notice = typingNoticeFrom(data);
     const now = Date.now();
     if (!notice || now - from.lastTypingAt < TYPING_INTERVAL_MS) return;
     from.lastTypingAt = now;
-    const text = JSON.stringify({ ...notice, user: from.user });
+    const announcement: TypingAnnouncement = {
+      accountId: from.accountId,
+      mode: from.mode,
+      conversationId: notice.conversationId,
+      user: from.user,
+    };
+    if (!store.capabilities.sharedByInstances) {
+      store.signals.emit(TYPING_SIGNAL, announcement);
+      return;
+    }
+    changes
+      .run('announceTyping', announcement)
+      .catch((error: unknown) => logger.warn({ err: error }, 'typing notice not passed on'));
+  };
+  const onTyping = ({ accountId, mode, conversationId, user }: TypingAnnouncement) => {
+    const text = JSON.stringify({ type: 'typing', conversationId, user });
     for (const client of clients) {
-      if (client.accountId !== from.accountId || client.mode !== from.mode) continue;
-      if (client.user.id !== from.user.id) client.socket.send(text);
+      if (client.accountId !== accountId || client.mode !== mode) continue;
+      if (client.user.id !== user.id) client.socket.send(text);
     }
   };
   /** Closes a channel whose session is over; the app signs in again rather than retrying. */
@@ -162,6 +182,8 @@ export function attachRealtime(
     }
     if (on) store.signals.on(SESSION_ENDED, onSessionEnded);
     else store.signals.off(SESSION_ENDED, onSessionEnded);
+    if (on) store.signals.on(TYPING_SIGNAL, onTyping);
+    else store.signals.off(TYPING_SIGNAL, onTyping);
   };
   function addClient(client: Client): void {
     clients.add(client);

@@ -7,7 +7,7 @@ export interface TypingNotice {
 /**
  * A client's message, if it is a typing notice. Anything else is ignored: the channel
  * carries changes to browsers, and this presence is its only message the other way. It
- * is not stored nor sent between instances; a teammate on another instance misses it.
+ * is not stored; it reaches teammates on every instance (`announceTyping`).
  */
 export function typingNoticeFrom(data: unknown): TypingNotice | null {
   let parsed: unknown;

@@ -318,6 +318,12 @@ export interface PushSubscriptionsTable {
   created_at: number;
 }
 
+/** An instance's claim to push one notifiable change (migration 029). */
+export interface PushClaimsTable {
+  event_key: string;
+  claimed_at: number;
+}
+
 /** What a user wants to be notified of (migration 027). */
 export interface NotificationSettingsTable {
   user_id: string;
@@ -354,5 +360,6 @@ export interface DB {
   conversation_notes: ConversationNotesTable;
   push_keys: PushKeysTable;
   push_subscriptions: PushSubscriptionsTable;
+  push_claims: PushClaimsTable;
   notification_settings: NotificationSettingsTable;
 }

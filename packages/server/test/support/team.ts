@@ -77,7 +77,7 @@ export interface Channel {
 }
 
 /** Opens a teammate's realtime channel in test mode and waits for its hello. */
-export async function openChannel(t: TestApp, mate: Teammate): Promise<Channel> {
+export async function openChannel(t: Pick<TestApp, 'url'>, mate: Teammate): Promise<Channel> {
   const socket = new WebSocket(`${t.url.replace('http', 'ws')}/app/ws?mode=test`, {
     headers: { cookie: mate.cookie },
   });

@@ -26,12 +26,27 @@ export interface Capabilities {
    * whose settings are checked at start (postgres-upkeep.ts).
    */
   serverUpkeep: boolean;
+  /**
+   * Several instances may serve from one database, and a commit's signals reach them all
+   * (postgres-signal-relay.ts). A SQLite file is served by one process.
+   */
+  sharedByInstances: boolean;
 }
 
 /** The capabilities of each engine. */
 export const CAPABILITIES: Record<Engine, Capabilities> = {
-  sqlite: { concurrentWriters: false, roundTrips: false, serverUpkeep: false },
-  postgres: { concurrentWriters: true, roundTrips: true, serverUpkeep: true },
+  sqlite: {
+    concurrentWriters: false,
+    roundTrips: false,
+    serverUpkeep: false,
+    sharedByInstances: false,
+  },
+  postgres: {
+    concurrentWriters: true,
+    roundTrips: true,
+    serverUpkeep: true,
+    sharedByInstances: true,
+  },
 };
 
 /**
