@@ -1,0 +1,10 @@
+import type { VoiceSecrets } from './ephemeral-credentials.ts';
+
+/**
+ * What the HTTP side knows of voice: the secrets it shares with Kamailio, and where
+ * softphones reach Kamailio once the stack runs (null while voice is off or starting).
+ */
+export interface VoiceControl {
+  secrets: VoiceSecrets;
+  endpoint: { wsUrl: string; sipHost: string } | null;
+}

@@ -1,0 +1,82 @@
+// Real calls through the voice stack: sipp as the softphone, Kamailio as registrar and proxy,
+// rtpengine in user space, and the sandbox far end (sipp answering and echoing).
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, test } from 'node:test';
+import type { TestAccount } from '../support/app.ts';
+import { ENGINES } from '../support/engines.ts';
+import { eventsOf } from '../support/messaging.ts';
+import {
+  runSipp,
+  signInForVoice,
+  startVoiceApp,
+  type SipLogin,
+  type VoiceTestApp,
+} from '../support/voice.ts';
+
+for (const engine of ENGINES) {
+  describe(`calls through Kamailio and the sandbox far end [${engine}]`, () => {
+    let t: VoiceTestApp;
+    let acct: TestAccount;
+    let login: SipLogin;
+
+    before(async () => {
+      t = await startVoiceApp(engine);
+      acct = await t.newAccount('Voice');
+      login = await signInForVoice(t, acct);
+    });
+    after(() => t.close());
+
+    /** The account's call events, once `count` of them exist (polled for at most 10 s). */
+    async function callEvents(count: number) {
+      for (let i = 0; i < 100; i++) {
+        const events = (await eventsOf(t.store.db, acct.accountId, 'test')).filter((e) =>
+          e.type.startsWith('call.'),
+        );
+        if (events.length >= count) return events;
+        await sleep(100);
+      }
+      assert.fail(`fewer than ${count} call events after 10 s`);
+    }
+
+    test('a softphone registers with the ephemeral credentials Switchboard issued to its session', async () => {
+      assert.match(login.username, /^\d+:acct_\w+\.test\.usr_\w+$/);
+      const run = await runSipp(t.stack, 'register', {
+        keys: { aor: login.aor },
+        username: login.username,
+        password: login.password,
+      });
+      assert.equal(run.code, 0, run.errors || run.output);
+    });
+
+    test('credentials signed with another secret are refused', async () => {
+      const run = await runSipp(t.stack, 'register', {
+        keys: { aor: login.aor },
+        username: login.username,
+        password: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+        timeoutMs: 5000,
+      });
+      assert.notEqual(run.code, 0);
+    });
+
+    test('an answered call ends as call.completed with its whole seconds from answer to hang-up', async () => {
+      const from = acct.testNumbers[0]!;
+      const started = Date.now();
+      const run = await runSipp(t.stack, 'call', {
+        keys: { from, to: '+12065550123' },
+        username: login.username,
+        password: login.password,
+        pauseMs: 2000,
+      });
+      assert.equal(run.code, 0, run.errors || run.output);
+      assert.ok(Date.now() - started >= 2000);
+      const [event] = await callEvents(1);
+      assert.equal(event!.type, 'call.completed');
+      assert.equal(event!.data.direction, 'outbound');
+      assert.equal(event!.data.status, 'completed');
+      assert.equal(event!.data.from, from);
+      assert.equal(event!.data.to, '+12065550123');
+      assert.ok(Math.abs(event!.data.duration - 2) <= 1, `duration ${event!.data.duration}`);
+    });
+  });
+}
