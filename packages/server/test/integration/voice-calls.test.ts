@@ -78,5 +78,64 @@ for (const engine of ENGINES) {
       assert.equal(event!.data.to, '+12065550123');
       assert.ok(Math.abs(event!.data.duration - 2) <= 1, `duration ${event!.data.duration}`);
     });
+
+    test('a call to the busy number ends as call.completed with status missed and no duration', async () => {
+      const before = (await callEvents(0)).length;
+      const run = await runSipp(t.stack, 'call-busy', {
+        keys: { from: acct.testNumbers[1]!, to: '+15005550004' },
+        username: login.username,
+        password: login.password,
+      });
+      assert.equal(run.code, 0, run.errors || run.output);
+      const event = (await callEvents(before + 1)).at(-1)!;
+      assert.equal(event.type, 'call.completed');
+      assert.deepEqual(
+        [event.data.to, event.data.direction, event.data.status, event.data.duration],
+        ['+15005550004', 'outbound', 'missed', 0],
+      );
+    });
+
+    test('a call to the number that never answers rings until the caller gives up, then is missed', async () => {
+      const before = (await callEvents(0)).length;
+      const run = await runSipp(t.stack, 'call-unanswered', {
+        keys: { from: acct.testNumbers[2]!, to: '+15005550005' },
+        username: login.username,
+        password: login.password,
+        pauseMs: 1000,
+      });
+      assert.equal(run.code, 0, run.errors || run.output);
+      const event = (await callEvents(before + 1)).at(-1)!;
+      assert.deepEqual(
+        [event.type, event.data.to, event.data.status, event.data.duration],
+        ['call.completed', '+15005550005', 'missed', 0],
+      );
+    });
+
+    test('call reports without the control token of this run are refused and record nothing', async () => {
+      const before = (await callEvents(0)).length;
+      const body = JSON.stringify({
+        call_id: 'x',
+        aor: `${acct.accountId}.test`,
+        from: acct.testNumbers[0],
+        to: '+12065550123',
+        direction: 'outbound',
+        outcome: 'completed',
+        duration: 5,
+      });
+      for (const token of [null, 'wrong', `${t.voice.secrets.controlToken}x`]) {
+        const res = await fetch(`${t.url}/voice/events`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(token ? { 'x-switchboard-voice': token } : {}),
+          },
+          body,
+        });
+        assert.equal(res.status, 404);
+        assert.equal(((await res.json()) as any).error.type, 'not_found');
+      }
+      await sleep(300);
+      assert.equal((await callEvents(0)).length, before);
+    });
   });
 }
