@@ -99,7 +99,7 @@ const SCENARIOS = join(import.meta.dirname, 'sip');
  * killed after `timeoutMs`. `keys` fill the scenario's [keyword]s.
  */
 export async function runSipp(
-  stack: VoiceStack,
+  stack: Pick<VoiceStack, 'host' | 'sipPort'>,
   name: string,
   options: {
     keys: Record<string, string>;

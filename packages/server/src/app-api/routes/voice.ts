@@ -26,7 +26,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
     );
     reply.header('cache-control', 'no-store');
     return {
-      wsUrl: voice.endpoint.wsUrl,
+      wsUrl: reachable(voice.endpoint.wsUrl, request.hostname),
       sipUri: `sip:${credentials.aor}@${voice.endpoint.sipHost}`,
       aor: credentials.aor,
       username: credentials.username,
@@ -34,4 +34,13 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
       expiresAt: new Date(credentials.expiresAt).toISOString(),
     };
   });
+}
+
+/** Kamailio bound to every address is reached the way this request reached Switchboard. */
+function reachable(wsUrl: string, requestHost: string): string {
+  const url = new URL(wsUrl);
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]') {
+    url.hostname = new URL(`http://${requestHost}`).hostname;
+  }
+  return url.toString().replace(/\/$/, '');
 }
