@@ -19,6 +19,8 @@ rev_dns=no
 use_dns_cache=no
 mpath="{{MODULES}}"
 
+#!define FLT_WEBRTC 1
+
 loadmodule "kex.so"
 loadmodule "corex.so"
 loadmodule "tm.so"
@@ -67,6 +69,7 @@ request_route {
 	}
 	if (nat_uac_test("64")) {
 		# A WebSocket client's Contact names no reachable address: use the connection's.
+		setflag(FLT_WEBRTC);
 		force_rport();
 		if (is_method("REGISTER")) fix_nated_register(); else set_contact_alias();
 	}
@@ -128,6 +131,8 @@ route[REGISTRAR] {
 
 route[WITHINDLG] {
 	if (loose_route()) {
+		# Toward a WebSocket client: the connection its alias names.
+		handle_ruri_alias();
 		if (is_method("BYE")) rtpengine_delete();
 		route(RELAY);
 		exit;
@@ -140,8 +145,10 @@ route[WITHINDLG] {
 }
 
 route[RELAY] {
+	# A browser speaks WebRTC (ICE, DTLS-SRTP); SIP phones and trunks plain RTP: rtpengine
+	# bridges the two, and is asked to on the offer here and on the answer in REPLY.
 	if (is_method("INVITE") && has_body("application/sdp")) {
-		rtpengine_manage("replace-origin replace-session-connection ICE=remove RTP/AVP");
+		rtpengine_manage("trust-address replace-origin replace-session-connection ICE=remove RTP/AVP rtcp-mux-demux");
 	}
 	if (is_method("INVITE")) t_on_reply("REPLY");
 	if (!t_relay()) sl_reply_error();
@@ -150,7 +157,11 @@ route[RELAY] {
 
 onreply_route[REPLY] {
 	if (has_body("application/sdp")) {
-		rtpengine_manage("replace-origin replace-session-connection ICE=remove RTP/AVP");
+		if (isflagset(FLT_WEBRTC)) {
+			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=force UDP/TLS/RTP/SAVPF rtcp-mux-require SDES-off");
+		} else {
+			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=remove RTP/AVP");
+		}
 	}
 }
 

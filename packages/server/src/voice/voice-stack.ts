@@ -47,6 +47,8 @@ export interface VoiceStack {
   wsUrl: string;
   /** `host:port` of the sandbox far end. */
   farEnd: string;
+  /** rtpengine's control port (its ng protocol over UDP). */
+  rtpenginePort: number;
   programs: Supervised[];
   stop(): Promise<void>;
 }
@@ -156,6 +158,7 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
       sipPort,
       wsUrl: `ws://${host}:${wsPort}`,
       farEnd: `${host}:${farEndPort}`,
+      rtpenginePort,
       programs,
       stop,
     };

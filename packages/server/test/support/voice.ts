@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createSocket } from 'node:dgram';
+import bencode from 'bencode';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +23,10 @@ export interface VoiceTestApp extends TestApp {
 
 export async function startVoiceApp(
   engine: Engine,
-  options: { ringTimeoutMs?: number } = {},
+  options: { ringTimeoutMs?: number; env?: Record<string, string> } = {},
 ): Promise<VoiceTestApp> {
   const voice: VoiceControl = { secrets: newVoiceSecrets(), endpoint: null };
-  const t = await startTestApp(engine, { voice });
+  const t = await startTestApp(engine, { voice, ...(options.env ? { env: options.env } : {}) });
   let stack: VoiceStack;
   try {
     stack = await startVoiceStack({
@@ -153,4 +156,49 @@ export async function runSipp(
   }
   rmSync(dir, { recursive: true, force: true });
   return { code, errors, output };
+}
+
+/** Packets and bytes rtpengine relayed for one party of a call (its `from-tag`). */
+export interface RtpLeg {
+  tag: string;
+  packets: number;
+  bytes: number;
+}
+
+/**
+ * What rtpengine itself counted for a call in progress, party by party: its `query` command over
+ * the ng protocol (bencoded, after a cookie), asked on rtpengine's control port.
+ */
+export async function rtpLegs(stack: VoiceStack, callId: string): Promise<RtpLeg[]> {
+  const socket = createSocket('udp4');
+  const cookie = randomBytes(6).toString('hex');
+  try {
+    const answer = new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('rtpengine did not answer in 2 s')), 2000);
+      socket.on('message', (message) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+    });
+    const query = bencode.encode({ command: 'query', 'call-id': callId });
+    socket.send(Buffer.concat([Buffer.from(`${cookie} `), query]), stack.rtpenginePort, stack.host);
+    const raw = await answer;
+    // Decoded without a text encoding (bencode 4's breaks on Node 24): strings are bytes.
+    const reply = bencode.decode(raw.subarray(raw.indexOf(' ') + 1)) as any;
+    const result = Buffer.from(reply.result).toString();
+    if (result !== 'ok') throw new Error(`rtpengine: ${raw.toString()}`);
+    return Object.entries(reply.tags as Record<string, any>).map(([tag, party]) => {
+      let packets = 0;
+      let bytes = 0;
+      for (const media of party.medias ?? []) {
+        for (const stream of media.streams ?? []) {
+          packets += Number(stream.stats?.packets ?? 0);
+          bytes += Number(stream.stats?.bytes ?? 0);
+        }
+      }
+      return { tag, packets, bytes };
+    });
+  } finally {
+    socket.close();
+  }
 }

@@ -129,7 +129,7 @@ describe('deep links', () => {
     assert.equal(await page.getByText('(999) 555-0100').count(), 0);
     assert.equal(await page.getByText('ignored').count(), 0);
     await assertAccessible(page, 'call prompt');
-    await prompt.getByRole('link', { name: 'Call' }).click();
+    await prompt.getByRole('button', { name: 'Call' }).click();
     await page.getByText('Calling (415) 555-0142…').waitFor();
   });
 
