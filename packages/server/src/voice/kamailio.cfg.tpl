@@ -44,9 +44,13 @@ loadmodule "websocket.so"
 loadmodule "rtpengine.so"
 loadmodule "http_client.so"
 
+# How long a call rings: after the first ring at most, and in all.
 modparam("tm", "fr_inv_timer", {{RING_TIMEOUT_MS}})
+modparam("tm", "max_inv_lifetime", {{RING_TIMEOUT_MS}})
+modparam("tm", "restart_fr_on_each_reply", 0)
 modparam("rr", "append_fromtag", 1)
 modparam("registrar", "max_expires", 600)
+modparam("registrar", "gruu_enabled", 0)
 modparam("usrloc", "db_mode", 0)
 # Credentials are "expiry:account.mode.user", password base64(HMAC-SHA1(secret, username)),
 # issued by Switchboard to a signed-in softphone (voice/ephemeral-credentials.ts).
@@ -56,6 +60,8 @@ modparam("dialog", "default_timeout", 14400)
 modparam("rtpengine", "rtpengine_sock", "udp:{{HOST}}:{{RTPENGINE_PORT}}")
 modparam("http_client", "connection_timeout", 5)
 modparam("nathelper", "received_avp", "$avp(RECEIVED)")
+# A WebSocket device is reached over the connection it registered from.
+modparam("registrar", "received_avp", "$avp(RECEIVED)")
 
 request_route {
 	if (!mf_process_maxfwd_header("10")) {
@@ -90,6 +96,10 @@ request_route {
 		sl_send_reply("405", "Method Not Allowed");
 		exit;
 	}
+	if ($hdr(X-Switchboard-Voice) != $null) {
+		route(TO_SOFTPHONES);
+		exit;
+	}
 	route(AUTH);
 	record_route();
 	dlg_manage();
@@ -100,6 +110,43 @@ request_route {
 	# Every call from a softphone goes to the far end: the sandbox's in test mode.
 	$ru = "sip:" + $rU + "@{{FAR_END}}";
 	route(RELAY);
+}
+
+# A call to an account's softphones (`acct_….test`), placed by Switchboard (the sandbox caller,
+# holding this run's token): every registered device rings at once, the first answer takes it
+# and tm cancels the others with "Reason: SIP;cause=200" (answered elsewhere).
+route[TO_SOFTPHONES] {
+	if ($hdr(X-Switchboard-Voice) != "{{TOKEN}}") {
+		sl_send_reply("403", "Forbidden");
+		exit;
+	}
+	$var(to) = $hdr(X-Switchboard-To);
+	remove_hf("X-Switchboard-Voice");
+	remove_hf("X-Switchboard-To");
+	record_route();
+	dlg_manage();
+	$dlg_var(aor) = $rU;
+	$dlg_var(from) = $fU;
+	$dlg_var(to) = $var(to);
+	$dlg_var(direction) = "inbound";
+	if (!lookup("location")) {
+		send_reply("480", "Temporarily Unavailable");
+		exit;
+	}
+	t_on_branch("TO_DEVICE");
+	t_on_reply("REPLY");
+	if (!t_relay()) sl_reply_error();
+}
+
+branch_route[TO_DEVICE] {
+	handle_ruri_alias();
+	if (has_body("application/sdp")) {
+		if ($ru =~ "transport=ws") {
+			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=force UDP/TLS/RTP/SAVPF rtcp-mux-offer SDES-off");
+		} else {
+			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=remove RTP/AVP rtcp-mux-demux");
+		}
+	}
 }
 
 route[AUTH] {
@@ -156,11 +203,13 @@ route[RELAY] {
 }
 
 onreply_route[REPLY] {
+	# A device answering over its WebSocket is reached again, in the dialog, over that connection.
+	if (nat_uac_test("64")) set_contact_alias();
 	if (has_body("application/sdp")) {
 		if (isflagset(FLT_WEBRTC)) {
 			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=force UDP/TLS/RTP/SAVPF rtcp-mux-require SDES-off");
 		} else {
-			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=remove RTP/AVP");
+			rtpengine_manage("trust-address replace-origin replace-session-connection ICE=remove RTP/AVP rtcp-mux-demux");
 		}
 	}
 }

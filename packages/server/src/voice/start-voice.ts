@@ -40,9 +40,11 @@ export function prepareVoice(setting: VoiceSetting, host: string, logger: Logger
     async run(controlUrl) {
       stack = await startVoiceStack({ host, controlUrl, secrets: control.secrets, logger });
       control.endpoint = { wsUrl: stack.wsUrl, sipHost: `${host}:${stack.sipPort}` };
+      control.ring = stack.ring;
     },
     async stop() {
       control.endpoint = null;
+      delete control.ring;
       await stack?.stop();
     },
     summary: () =>

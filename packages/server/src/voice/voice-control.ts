@@ -1,4 +1,5 @@
 import type { VoiceSecrets } from './ephemeral-credentials.ts';
+import type { SandboxRing } from './sandbox-caller.ts';
 
 /**
  * What the HTTP side knows of voice: the secrets it shares with Kamailio, and where
@@ -7,4 +8,6 @@ import type { VoiceSecrets } from './ephemeral-credentials.ts';
 export interface VoiceControl {
   secrets: VoiceSecrets;
   endpoint: { wsUrl: string; sipHost: string } | null;
+  /** Rings an account's softphones from the sandbox; set while the stack runs. */
+  ring?: (call: SandboxRing) => Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { VoiceSecrets } from './ephemeral-credentials.ts';
 import { DEBIAN_KAMAILIO_MODULES, kamailioConfig } from './kamailio-config.ts';
 import { freeMediaPorts, freeVoicePort, udpFree } from './ports.ts';
 import { supervise, type Supervised } from './supervisor.ts';
+import { sandboxCaller, type SandboxRing } from './sandbox-caller.ts';
 
 /** The programs of the voice stack and the Debian packages that install them. */
 export const VOICE_PROGRAMS = {
@@ -50,6 +51,8 @@ export interface VoiceStack {
   /** rtpengine's control port (its ng protocol over UDP). */
   rtpenginePort: number;
   programs: Supervised[];
+  /** Rings an account's softphones from the sandbox (voice/sandbox-caller.ts). */
+  ring(call: SandboxRing): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,7 +82,15 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
   const [rtpenginePort, sipPort, wsPort, farEndPort, echoPort] = await fivePorts(host);
   const [mediaLow, mediaHigh] = await freeMediaPorts(host, 200);
   const programs: Supervised[] = [];
+  const callers = sandboxCaller({
+    host,
+    sipPort,
+    controlToken: options.secrets.controlToken,
+    sipp: VOICE_PROGRAMS.sipp.path,
+    logger,
+  });
   const stop = async () => {
+    callers.stopAll();
     await Promise.all(programs.map((program) => program.stop()));
     rmSync(dir, { recursive: true, force: true });
   };
@@ -160,6 +171,7 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
       farEnd: `${host}:${farEndPort}`,
       rtpenginePort,
       programs,
+      ring: (call) => callers.ring(call),
       stop,
     };
   } catch (error) {

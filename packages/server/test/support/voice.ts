@@ -41,6 +41,7 @@ export async function startVoiceApp(
     throw error;
   }
   voice.endpoint = { wsUrl: stack.wsUrl, sipHost: `127.0.0.1:${stack.sipPort}` };
+  voice.ring = stack.ring;
   return {
     ...t,
     stack,

@@ -42,14 +42,36 @@ export class PhoneError extends Error {
   }
 }
 
-let agent: { ua: UA; mode: string; host: string; expiresAt: number } | null = null;
+interface Agent {
+  ua: UA;
+  mode: string;
+  host: string;
+  expiresAt: number;
+}
+
+/** The agent, or the one being made: screens asking at once share it. */
+let agent: Promise<Agent> | null = null;
 
 /** The SIP user agent of this session and mode, connected over Kamailio's WebSocket. */
-async function userAgent(api: ApiClient): Promise<{ ua: UA; host: string }> {
+async function userAgent(api: ApiClient): Promise<Agent> {
+  const pending = agent;
+  const current = pending ? await pending.catch(() => null) : null;
   // Credentials last minutes: a new agent with fresh ones once they are near their end.
-  if (agent && agent.mode === api.mode && agent.expiresAt - Date.now() > 60_000) return agent;
-  agent?.ua.stop();
-  agent = null;
+  if (current && current.mode === api.mode && current.expiresAt - Date.now() > 60_000) {
+    return current;
+  }
+  // Another screen replaced it meanwhile: use that one.
+  if (agent !== pending) return userAgent(api);
+  current?.ua.stop();
+  const next = connect(api);
+  agent = next;
+  next.catch(() => {
+    if (agent === next) agent = null;
+  });
+  return next;
+}
+
+async function connect(api: ApiClient): Promise<Agent> {
   let login: VoiceLogin;
   try {
     login = await api.get<VoiceLogin>('/voice');
@@ -67,8 +89,7 @@ async function userAgent(api: ApiClient): Promise<{ ua: UA; host: string }> {
   });
   ua.start();
   const host = login.sipUri.slice(login.sipUri.indexOf('@') + 1);
-  agent = { ua, mode: api.mode, host, expiresAt: Date.parse(login.expiresAt) };
-  return agent;
+  return { ua, mode: api.mode, host, expiresAt: Date.parse(login.expiresAt) };
 }
 
 /** Asks for the microphone now, when a call needs it; a refusal is explained, not thrown raw. */
@@ -93,9 +114,29 @@ export async function placeCall(
   // Voice first: where the server has none, nobody is asked for a microphone.
   const { ua, host } = await userAgent(api);
   const stream = await microphone();
+  const session: RTCSession = ua.call(`sip:${to}@${host}`, {
+    mediaStream: stream,
+    fromUserName: from,
+    pcConfig: { iceServers: [] },
+    rtcOfferConstraints: { offerToReceiveAudio: true, offerToReceiveVideo: false },
+  });
+  return follow(session, to, speaker, stream, 'connecting');
+}
+
+/**
+ * A JsSIP session as a {@link PhoneCall}: its state for the screen, its audio to `speaker`,
+ * the microphone released when it ends.
+ */
+function follow(
+  session: RTCSession,
+  to: string,
+  speaker: HTMLAudioElement,
+  stream: MediaStream,
+  state: CallView['state'],
+): PhoneCall {
   const view: CallView = {
     to,
-    state: 'connecting',
+    state,
     answeredAt: null,
     muted: false,
     held: false,
@@ -106,18 +147,25 @@ export async function placeCall(
     Object.assign(view, patch);
     for (const listener of listeners) listener({ ...view });
   };
-  const session: RTCSession = ua.call(`sip:${to}@${host}`, {
-    mediaStream: stream,
-    fromUserName: from,
-    pcConfig: { iceServers: [] },
-    rtcOfferConstraints: { offerToReceiveAudio: true, offerToReceiveVideo: false },
-  });
   const stop = () => stream.getTracks().forEach((track) => track.stop());
-  session.connection.addEventListener('track', (event: RTCTrackEvent) => {
-    speaker.srcObject = event.streams[0] ?? new MediaStream([event.track]);
+  const play = (track: MediaStreamTrack, streams: readonly MediaStream[]) => {
+    speaker.srcObject = streams[0] ?? new MediaStream([track]);
     void speaker.play().catch(() => {});
+  };
+  if (session.connection) {
+    session.connection.addEventListener('track', (event: RTCTrackEvent) =>
+      play(event.track, event.streams),
+    );
+  } else {
+    session.on('peerconnection', ({ peerconnection }) =>
+      peerconnection.addEventListener('track', (event: RTCTrackEvent) =>
+        play(event.track, event.streams),
+      ),
+    );
+  }
+  session.on('progress', () => {
+    if (view.state === 'connecting') change({ state: 'ringing' });
   });
-  session.on('progress', () => change({ state: 'ringing' }));
   session.on('confirmed', () => change({ state: 'active', answeredAt: Date.now() }));
   session.on('ended', () => {
     stop();
@@ -148,4 +196,53 @@ export async function placeCall(
     },
     dtmf: (digit) => session.sendDTMF(digit),
   };
+}
+
+/** A call ringing this device. */
+export interface IncomingCall {
+  from: string;
+  /** Takes the call here (asking for the microphone now). */
+  answer(speaker: HTMLAudioElement): Promise<PhoneCall>;
+  decline(): void;
+  /** Hears once when it stops ringing here: answered on another device, or given up. */
+  onGone(listener: (reason: 'answered-elsewhere' | 'ended') => void): void;
+}
+
+/**
+ * Keeps this device registered so calls to the account ring it, and hands each one to
+ * `onIncoming`. Resolves with a function that stops listening; rejects with a PhoneError
+ * where the server has no voice.
+ */
+export async function listenForCalls(
+  api: ApiClient,
+  onIncoming: (call: IncomingCall) => void,
+): Promise<() => void> {
+  const { ua } = await userAgent(api);
+  const handler = (event: { originator: string; session: RTCSession }) => {
+    if (event.originator !== 'remote') return;
+    const session = event.session;
+    const from = session.remote_identity.uri.user;
+    const gone = new Set<(reason: 'answered-elsewhere' | 'ended') => void>();
+    session.on('failed', (failure: { message?: { getHeader?(name: string): string } }) => {
+      // Another device answered: Kamailio cancels this one with "Reason: SIP;cause=200".
+      const reason = failure.message?.getHeader?.('Reason') ?? '';
+      const why = /cause=200\b/.test(reason) ? 'answered-elsewhere' : 'ended';
+      for (const listener of gone) listener(why);
+    });
+    onIncoming({
+      from,
+      async answer(speaker) {
+        const stream = await microphone();
+        const call = follow(session, from, speaker, stream, 'connecting');
+        session.answer({ mediaStream: stream, pcConfig: { iceServers: [] } });
+        return call;
+      },
+      decline: () => {
+        if (!session.isEnded()) session.terminate({ status_code: 486, reason_phrase: 'Busy Here' });
+      },
+      onGone: (listener) => gone.add(listener),
+    });
+  };
+  ua.on('newRTCSession', handler);
+  return () => ua.off('newRTCSession', handler);
 }
