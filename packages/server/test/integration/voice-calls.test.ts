@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestAccount } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { eventsOf } from '../support/messaging.ts';
+import { issueSipCredentials } from '../../src/voice/ephemeral-credentials.ts';
 import {
   runSipp,
   signInForVoice,
@@ -57,6 +58,30 @@ for (const engine of ENGINES) {
         timeoutMs: 5000,
       });
       assert.notEqual(run.code, 0);
+    });
+
+    test('credentials past their expiry are refused, for registering and for calling', async () => {
+      const expired = issueSipCredentials(
+        t.voice.secrets,
+        { accountId: acct.accountId, mode: 'test', userId: 'usr_gone' },
+        Date.now() - 3_600_000,
+        600,
+      );
+      const register = await runSipp(t.stack, 'register', {
+        keys: { aor: expired.aor },
+        username: expired.username,
+        password: expired.password,
+        timeoutMs: 5000,
+      });
+      assert.notEqual(register.code, 0);
+      const call = await runSipp(t.stack, 'call', {
+        keys: { from: acct.testNumbers[0]!, to: '+12065550123' },
+        username: expired.username,
+        password: expired.password,
+        timeoutMs: 5000,
+      });
+      assert.notEqual(call.code, 0);
+      assert.match(call.errors + call.output, /407/);
     });
 
     test('an answered call ends as call.completed with its whole seconds from answer to hang-up', async () => {

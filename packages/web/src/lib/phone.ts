@@ -71,6 +71,13 @@ async function userAgent(api: ApiClient): Promise<Agent> {
   return next;
 }
 
+/** Unregisters and disconnects this device (sign-out): it rings no more and calls no more. */
+export function stopPhone(): void {
+  const pending = agent;
+  agent = null;
+  void pending?.then((current) => current.ua.stop()).catch(() => {});
+}
+
 async function connect(api: ApiClient): Promise<Agent> {
   let login: VoiceLogin;
   try {

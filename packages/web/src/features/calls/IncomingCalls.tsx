@@ -19,7 +19,8 @@ export function IncomingCalls() {
   useEffect(() => {
     let stop: (() => void) | null = null;
     let ended = false;
-    import('../../lib/phone.ts')
+    const phone = import('../../lib/phone.ts');
+    phone
       .then(({ listenForCalls }) =>
         listenForCalls(api, (incoming) => {
           setNotice(null);
@@ -42,6 +43,8 @@ export function IncomingCalls() {
     return () => {
       ended = true;
       stop?.();
+      // Signed out or switched mode: this device leaves the registrar with its credentials.
+      void phone.then(({ stopPhone }) => stopPhone()).catch(() => {});
     };
   }, [api]);
 
