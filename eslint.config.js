@@ -162,6 +162,11 @@ export default tseslint.config(
       refused: [{ group: ['fastify', 'fastify/*'] }],
     },
   ),
+  layer(
+    'voice',
+    'voice/ runs and configures the SIP programs (Kamailio, rtpengine, the sandbox far end) with lib only; calls reach commands through the HTTP routes Kamailio calls.',
+    { refused: [FRAMEWORKS, IO_PACKAGES], may: ['lib'] },
+  ),
   {
     // Engine differences are capabilities named for what they mean; only store/engine/ asks
     // which engine runs (docs/architecture.md).

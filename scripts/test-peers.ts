@@ -18,7 +18,7 @@ export interface DebianPeer {
   path: string;
   /** Debian packages that provide it. */
   packages: string[];
-  /** The environment variable that points the suites at another copy. */
+  /** The environment variable that points the suites at another copy ('' when none). */
   override: string;
 }
 
@@ -36,6 +36,28 @@ export const NET_SMPP: DebianPeer = {
   override: 'SWITCHBOARD_NET_SMPP',
 };
 
+const KAMAILIO_MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules';
+
+/** The voice stack (packages/server/src/voice/): Kamailio with its modules, rtpengine, sipp. */
+export const VOICE: DebianPeer[] = [
+  ['Kamailio', '/usr/sbin/kamailio', 'kamailio'],
+  ["Kamailio's WebSocket module", `${KAMAILIO_MODULES}/websocket.so`, 'kamailio-websocket-modules'],
+  [
+    "Kamailio's auth_ephemeral module",
+    `${KAMAILIO_MODULES}/auth_ephemeral.so`,
+    'kamailio-autheph-modules',
+  ],
+  ["Kamailio's http_client module", `${KAMAILIO_MODULES}/http_client.so`, 'kamailio-utils-modules'],
+  ['rtpengine (user space)', '/usr/bin/rtpengine', 'rtpengine-daemon'],
+  ["sipp (the sandbox far end and the suites' SIP phones)", '/usr/bin/sipp', 'sip-tester'],
+].map(([what, path, debian]) => ({
+  what: what!,
+  path: path!,
+  packages: [debian!],
+  // Switchboard runs these from Debian's paths; there is no other copy to point at.
+  override: '',
+}));
+
 const say = (text: string) => process.stdout.write(`${text}\n`);
 
 const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0;
@@ -48,10 +70,11 @@ export function ensureDebianPeers(peers: DebianPeer[]): string | null {
   const missing = peers.filter((peer) => !existsSync(peer.path));
   if (missing.length === 0) return null;
   const packages = [...new Set(missing.flatMap((peer) => peer.packages))];
+  const overrides = missing.map((peer) => peer.override).filter((name) => name !== '');
   const advice =
     `Missing: ${missing.map((peer) => `${peer.what} at ${peer.path}`).join('; ')}.\n` +
     `Install with: apt-get install -y ${packages.join(' ')}` +
-    ` (or point ${missing.map((peer) => peer.override).join(', ')} at another copy).`;
+    (overrides.length > 0 ? ` (or point ${overrides.join(', ')} at another copy).` : '.');
   if (!isRoot() || !existsSync('/usr/bin/apt-get')) return advice;
   say(`\n> install ${packages.join(', ')} from Debian (missing on this machine)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };

@@ -6,6 +6,7 @@ import { globSync } from 'node:fs';
 import {
   CHROMIUM,
   NET_SMPP,
+  VOICE,
   ensureDebianPeers,
   postgresAnswers,
   startThrowawayPostgres,
@@ -42,6 +43,7 @@ const browser = files.some((file) => file.includes('packages/web/'));
 const peers = [
   ...(browser ? [CHROMIUM] : []),
   ...(files.some((file) => /smpp|live-|carrier/.test(file)) ? [NET_SMPP] : []),
+  ...(files.some((file) => file.includes('/voice-')) ? VOICE : []),
 ];
 if (peers.length > 0) {
   const problem = ensureDebianPeers(peers);

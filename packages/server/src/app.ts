@@ -27,6 +27,7 @@ import { mcpRoutes } from './http/routes/mcp.ts';
 import { messageRoutes } from './http/routes/messages.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
 import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
+import { voiceEventRoutes } from './http/routes/voice-events.ts';
 import type { AppDeps } from './http/types.ts';
 import { attachPushNotifier } from './delivery/push-notifier.ts';
 
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(sandboxRoutes, { prefix: '/v1' });
   await app.register(mcpRoutes, { prefix: '/v1' });
   await app.register(appApi, { prefix: '/app/api' });
+  await app.register(voiceEventRoutes);
   await registerWebApp(app);
   if (deps.config.roles.includes('realtime')) {
     attachRealtime(app, deps.realtimeHeartbeatMs ? { heartbeatMs: deps.realtimeHeartbeatMs } : {});

@@ -46,6 +46,8 @@ export interface Config {
   liveQueueHours: number;
   /** How long a SIGTERM may take: live channels close at once, then connections are cut, then exit. */
   shutdownTimeoutMs: number;
+  /** `SWITCHBOARD_VOICE`: run Kamailio and rtpengine (`auto`: when installed). */
+  voice: 'auto' | 'on' | 'off';
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -201,6 +203,10 @@ export function loadConfig(
   if (!/^[a-z][a-z0-9+.-]*$/.test(scheme)) {
     problems.push('SWITCHBOARD_DEEP_LINK_SCHEME must be a URL scheme such as switchboard');
   }
+  const voice = env.SWITCHBOARD_VOICE || 'auto';
+  if (voice !== 'auto' && voice !== 'on' && voice !== 'off') {
+    problems.push(`SWITCHBOARD_VOICE must be auto, on or off (got '${voice}')`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -220,5 +226,6 @@ export function loadConfig(
     retentionDays,
     liveQueueHours,
     shutdownTimeoutMs,
+    voice: voice as Config['voice'],
   };
 }

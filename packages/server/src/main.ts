@@ -154,6 +154,7 @@ async function serve(config: Config): Promise<void> {
         `  test numbers   ${bootstrap.testNumbers.join(', ')}`,
         `  softphone      ${server.url}/app/  login ${bootstrap.login.email} / ${bootstrap.login.password}`,
         `  API            ${server.url}/v1`,
+        `  voice          ${server.voice}`,
         '',
         `  curl -X POST ${server.url}/v1/contacts -H 'Authorization: Bearer ${bootstrap.testKey}' \\`,
         `       -H 'Content-Type: application/json' -d '{"phone":"+14155550123","name":"Ada"}'`,
@@ -161,7 +162,7 @@ async function serve(config: Config): Promise<void> {
       ].join('\n'),
     );
   }
-  logger.info({ url: server.url, engine: server.store.engine }, 'listening');
+  logger.info({ url: server.url, engine: server.store.engine, voice: server.voice }, 'listening');
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

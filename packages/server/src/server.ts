@@ -7,6 +7,7 @@ import { createSecretBox, loadSecretKey } from './lib/secret-box.ts';
 import { warnOfUpkeep } from './store/engine/postgres-upkeep.ts';
 import { openReadStore, type ReadStore } from './store/store.ts';
 import { startStoreThread } from './threads/store-thread-client.ts';
+import { prepareVoice } from './voice/start-voice.ts';
 
 /** A running service: its HTTP app, its reads, and the store thread behind them. */
 export interface RunningServer {
@@ -14,6 +15,8 @@ export interface RunningServer {
   store: ReadStore;
   /** The address it listens on, e.g. `http://127.0.0.1:8080`. */
   url: string;
+  /** Voice's state in one line: on and where, or off and why (the start banner's). */
+  voice: string;
   /** Stops taking requests, finishes those in flight, stops workers, closes storage. */
   close(): Promise<void>;
 }
@@ -43,11 +46,13 @@ export async function startServer(
     thread.signals,
   );
   const secrets = createSecretBox(secretKey);
+  const voice = prepareVoice(config.voice, config.host, logger);
   let app: FastifyInstance | null = null;
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    await voice.stop();
     // Requests in flight are answered first; their commands finish on the store thread. A
     // client that holds its connection past most of the bound is cut off, so the store
     // thread still gets time to finish what was accepted (docs/behaviour.md#shutdown).
@@ -65,16 +70,35 @@ export async function startServer(
   };
   try {
     if (store.capabilities.serverUpkeep) await warnOfUpkeep(store.db, logger);
-    app = await buildApp({ config, store, changes: thread.changes, logger, clock, secrets });
+    app = await buildApp({
+      config,
+      store,
+      changes: thread.changes,
+      logger,
+      clock,
+      secrets,
+      ...(voice.control ? { voice: voice.control } : {}),
+    });
     await app.listen({ port: config.port, host: config.host });
     // Only a service that listens sends anything: one whose port is taken exits first.
     thread.startWorkers();
+    await voice.run(`http://${urlHost(config.host)}:${portOf(app)}`);
   } catch (error) {
     await close();
     throw error;
   }
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${portOf(app)}`;
+  return { app, store, url, voice: voice.summary(), close };
+}
+
+function portOf(app: FastifyInstance): number {
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return { app, store, url: `http://${host}:${port}`, close };
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** Where a local process reaches this server: a wildcard address is reached on loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -6,6 +6,7 @@ import { DashboardPage } from './features/dashboard/DashboardPage.tsx';
 import { InboxPage } from './features/inbox/InboxPage.tsx';
 import { DeepLinkRoute } from './features/links/DeepLinkRoute.tsx';
 import { AppShell } from './features/shell/AppShell.tsx';
+import { IncomingCalls } from './features/calls/IncomingCalls.tsx';
 import { NotFound } from './features/shell/NotFound.tsx';
 import { LiveAnnouncer } from './lib/announcer.tsx';
 import { loadMe } from './lib/api.ts';
@@ -82,6 +83,7 @@ export function App() {
       <SessionProvider me={boot.me} onSignedOut={onSignedOut}>
         <AppShell>
           <Routes />
+          <IncomingCalls />
         </AppShell>
       </SessionProvider>
     );

@@ -8,6 +8,7 @@ import { sessionRoutes } from './routes/session.ts';
 import { teamWorkflowRoutes } from './routes/team-workflow.ts';
 import { notificationRoutes } from './routes/notifications.ts';
 import { registerSessionAuth } from './session-auth.ts';
+import { voiceRoutes } from './routes/voice.ts';
 
 /**
  * The softphone's own API under `/app/api`: cookie sessions instead of API
@@ -25,4 +26,5 @@ export async function appApi(app: FastifyInstance): Promise<void> {
   await app.register(carrierRoutes);
   await app.register(teamWorkflowRoutes);
   await app.register(notificationRoutes);
+  await app.register(voiceRoutes);
 }

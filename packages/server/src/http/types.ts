@@ -5,6 +5,7 @@ import type { SecretBox } from '../lib/secret-box.ts';
 import type { ApiKeyPrincipal } from '../commands/authenticate-api-key.ts';
 import type { Changes } from '../commands/changes.ts';
 import type { ReadStore } from '../store/store.ts';
+import type { VoiceControl } from '../voice/voice-control.ts';
 
 /** What the HTTP app is built from: everything with I/O is passed in. */
 export interface AppDeps {
@@ -21,6 +22,8 @@ export interface AppDeps {
   realtimeHeartbeatMs?: number;
   /** A CA Web Push trusts besides the system's (a test's own push service). */
   pushCa?: string;
+  /** Voice's control plane, when voice is on (voice/). */
+  voice?: VoiceControl;
 }
 
 /** An idempotent POST in progress: its key and the hash of what was asked. */

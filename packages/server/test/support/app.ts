@@ -15,6 +15,7 @@ import { webhookDeps } from '../../src/delivery/webhook-deps.ts';
 import { createTestDatabase, type TestDatabase } from './engines.ts';
 import { contractOf } from './contract.ts';
 import { ApiClient } from './http.ts';
+import type { VoiceControl } from '../../src/voice/voice-control.ts';
 
 /** A test's account: its id, keys for both modes and sandbox numbers. */
 export interface TestAccount {
@@ -59,6 +60,8 @@ export async function startTestApp(
     pushCa?: string;
     webhookTimeoutMs?: number;
     realtimeHeartbeatMs?: number;
+    /** Voice's control plane (test/support/voice.ts starts the stack it points at). */
+    voice?: VoiceControl;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
@@ -85,6 +88,7 @@ export async function startTestApp(
     logger: createLogger('silent'),
     ...(options.realtimeHeartbeatMs ? { realtimeHeartbeatMs: options.realtimeHeartbeatMs } : {}),
     ...(options.pushCa ? { pushCa: options.pushCa } : {}),
+    ...(options.voice ? { voice: options.voice } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.

@@ -3,7 +3,16 @@ import { ApiError } from '../../domain/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody } from '../schemas/common.ts';
-import { Call, Message, SandboxCallBody, SandboxInboundBody } from '../schemas/messages.ts';
+import {
+  Call,
+  Message,
+  SandboxCallBody,
+  SandboxInboundBody,
+  SandboxRingBody,
+  SandboxRinging,
+} from '../schemas/messages.ts';
+import { Type } from '@sinclair/typebox';
+import { ringSoftphones } from './sandbox-ring.ts';
 
 /** The sandbox exists only for test keys; to a live key it is not there at all. */
 function requireTestMode(request: FastifyRequest): void {
@@ -39,24 +48,27 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
     },
   );
 
-  app.post<{ Body: SandboxCallBody }>(
+  app.post<{ Body: SandboxCallBody | SandboxRingBody }>(
     '/sandbox/calls',
     {
       config: { keyCheckedByCommand: true },
       schema: {
         operationId: 'sandboxCall',
         summary: 'Simulate a call (test keys only)',
-        description: 'Records an ended call and emits `call.completed` or `call.missed`.',
+        description:
+          "Records an ended call and emits `call.completed` or `call.missed`; with `ring: true` (voice on), rings the account's softphones with a real call instead, recorded when it ends (unanswered: `call.missed`).",
         tags: ['Sandbox'],
-        body: SandboxCallBody,
-        response: { 201: Call, 404: ErrorBody, '4xx': ErrorBody },
+        body: Type.Union([SandboxCallBody, SandboxRingBody]),
+        response: { 201: Call, 202: SandboxRinging, 404: ErrorBody, '4xx': ErrorBody },
       },
     },
     (request, reply) => {
       requireTestMode(request);
+      const body = request.body;
+      if ('ring' in body) return ringSoftphones(request, reply, body);
       return commitAndReply(request, reply, 201, 'recordCall', {
         actor: principalOf(request),
-        input: request.body,
+        input: body,
       });
     },
   );

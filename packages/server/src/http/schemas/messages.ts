@@ -117,6 +117,28 @@ export const SandboxCallBody = Type.Object(
 );
 export type SandboxCallBody = Static<typeof SandboxCallBody>;
 
+/** `ring: true`: a real call to the account's softphones instead of a record (voice on). */
+export const SandboxRingBody = Type.Object(
+  {
+    from: Type.String({ description: 'The caller.' }),
+    to: Type.String({ description: "The account's test number called." }),
+    ring: Type.Literal(true),
+  },
+  { additionalProperties: false, title: 'SandboxRing' },
+);
+export type SandboxRingBody = Static<typeof SandboxRingBody>;
+
+/** A sandbox call ringing the softphones; its record comes when it ends. */
+export const SandboxRinging = Type.Object(
+  {
+    object: Type.Literal('sandbox_ring'),
+    from: Type.String(),
+    to: Type.String(),
+    status: Type.Literal('ringing'),
+  },
+  { title: 'SandboxRinging' },
+);
+
 /** A call summary (the `data` of call events). */
 export const Call = Type.Object(
   {

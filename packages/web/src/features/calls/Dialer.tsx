@@ -2,7 +2,9 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Field } from '../../lib/form.tsx';
 import { formatPhone, toE164 } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
+import type { PhoneCall } from '../../lib/phone.ts';
 import { useSession } from '../../lib/session.tsx';
+import { InCall, Keypad } from './InCall.tsx';
 
 /** The history state that opens the dialer pre-addressed (a deep link, "Call back"). */
 export interface DialState {
@@ -25,24 +27,54 @@ function handOff(to: string): void {
   }
 }
 
-type Stage = { kind: 'idle' } | { kind: 'confirm'; to: string } | { kind: 'calling'; to: string };
+type Stage =
+  | { kind: 'idle' }
+  | { kind: 'confirm'; to: string }
+  | { kind: 'calling'; to: string }
+  | { kind: 'in-call'; call: PhoneCall };
 
 /**
  * The dialer. A pre-addressed number asks for confirmation first (spec 4.6: a link never dials
- * by itself) unless the link said `ad=1`. Voice runs on the device: placing the call hands the
- * number to its phone app through a `tel:` link.
+ * by itself) unless the link said `ad=1`. A call goes through Switchboard's SIP server from the
+ * default line; where this server has no voice, the number goes to the device's phone app
+ * (`tel:`).
  */
 export function Dialer(props: { request: DialState['dial'] | null }) {
-  const { live } = useSession();
+  const { live, api, numbers } = useSession();
+  const speaker = useRef<HTMLAudioElement>(null);
   const [number, setNumber] = useState(props.request?.to ?? '');
   const [error, setError] = useState<string | null>(null);
-  const [stage, setStage] = useState<Stage>(() => {
-    if (!props.request) return { kind: 'idle' };
-    return props.request.autoDial
-      ? { kind: 'calling', to: props.request.to }
-      : { kind: 'confirm', to: props.request.to };
-  });
-  const confirmButton = useRef<HTMLAnchorElement>(null);
+  const [stage, setStage] = useState<Stage>(() =>
+    props.request && !props.request.autoDial
+      ? { kind: 'confirm', to: props.request.to }
+      : { kind: 'idle' },
+  );
+
+  const dial = (to: string) => {
+    setError(null);
+    setStage({ kind: 'calling', to });
+    const from = numbers[0];
+    if (!from || !speaker.current) {
+      handOff(to);
+      return;
+    }
+    const audio = speaker.current;
+    // JsSIP is most of the app's weight: loaded when the first call is placed, not at start.
+    import('../../lib/phone.ts')
+      .then(({ placeCall }) => placeCall(api, from, to, audio))
+      .then(
+        (call) => setStage({ kind: 'in-call', call }),
+        (failure: unknown) => {
+          if ((failure as { kind?: string } | null)?.kind === 'unavailable') {
+            handOff(to);
+            return;
+          }
+          setStage({ kind: 'idle' });
+          setError(failure instanceof Error ? failure.message : String(failure));
+        },
+      );
+  };
+  const confirmButton = useRef<HTMLButtonElement>(null);
   const ids = useId();
 
   useEffect(() => {
@@ -54,8 +86,9 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
     // ad=1: the link asked to dial at once, without the prompt (once, however often it renders).
     if (props.request?.autoDial && !dialed.current) {
       dialed.current = true;
-      handOff(props.request.to);
+      dial(props.request.to);
     }
+    // Only a new request dials.
   }, [props.request]);
 
   const submit = (event: FormEvent) => {
@@ -65,14 +98,13 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
       setError('Enter a phone number, like (415) 555-0123 or +44 20 7946 0958.');
       return;
     }
-    setError(null);
-    setStage({ kind: 'calling', to });
-    handOff(to);
+    dial(to);
   };
 
   return (
     <section className="card dialer" aria-labelledby={`${ids}-title`}>
       <h2 id={`${ids}-title`}>Dialer</h2>
+      <audio ref={speaker} autoPlay hidden />
       {stage.kind === 'confirm' ? (
         <div
           className="call-prompt"
@@ -91,20 +123,22 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
             {live.nameFor(stage.to) ? ` at ${formatPhone(stage.to)}` : ''}?
           </p>
           <div className="button-row">
-            <a
+            <button
               ref={confirmButton}
+              type="button"
               className="button primary"
-              href={`tel:${stage.to}`}
-              onClick={() => setStage({ kind: 'calling', to: stage.to })}
+              onClick={() => dial(stage.to)}
             >
               <Icon name="phone" size={16} />
               <span>Call</span>
-            </a>
+            </button>
             <button type="button" className="button" onClick={() => setStage({ kind: 'idle' })}>
               Cancel
             </button>
           </div>
         </div>
+      ) : stage.kind === 'in-call' ? (
+        <InCall call={stage.call} onClose={() => setStage({ kind: 'idle' })} />
       ) : stage.kind === 'calling' ? (
         <div className="call-active" role="status">
           <p className="call-active-title">Calling {live.label(stage.to)}…</p>
@@ -139,6 +173,7 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
               {error}
             </p>
           )}
+          <Keypad label="Dial pad" onKey={(key) => setNumber((n) => n + key)} />
           <button type="submit" className="button primary wide">
             <Icon name="phone" size={16} />
             <span>Call</span>

@@ -1,0 +1,52 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** What Kamailio and Switchboard share for one run of the voice stack; never logged. */
+export interface VoiceSecrets {
+  /** Signs ephemeral SIP credentials (Kamailio's auth_ephemeral). */
+  credentialSecret: string;
+  /** Kamailio presents it on every request to Switchboard's voice control routes. */
+  controlToken: string;
+}
+
+/** Fresh secrets for a start of the voice stack: nothing survives a restart but live calls. */
+export function newVoiceSecrets(): VoiceSecrets {
+  return {
+    credentialSecret: randomBytes(24).toString('base64url'),
+    controlToken: randomBytes(24).toString('base64url'),
+  };
+}
+
+/** A softphone's SIP identity: an address of record and short-lived credentials for it. */
+export interface SipCredentials {
+  /** `acct_….test`: every device of an account and mode registers here and rings together. */
+  aor: string;
+  username: string;
+  password: string;
+  expiresAt: number;
+}
+
+/**
+ * Credentials in auth_ephemeral's format (username `expiry:userid`, password the base64
+ * HMAC-SHA1 of the username under the shared secret), so Kamailio checks them without asking
+ * Switchboard. `userid` is `account.mode.user`; the registrar admits it to `account.mode` only.
+ */
+export function issueSipCredentials(
+  secrets: VoiceSecrets,
+  who: { accountId: string; mode: string; userId: string },
+  nowMs: number,
+  lifetimeSeconds: number,
+): SipCredentials {
+  const expiry = Math.floor(nowMs / 1000) + lifetimeSeconds;
+  const aor = `${who.accountId}.${who.mode}`;
+  const username = `${expiry}:${aor}.${who.userId}`;
+  const password = createHmac('sha1', secrets.credentialSecret).update(username).digest('base64');
+  return { aor, username, password, expiresAt: expiry * 1000 };
+}
+
+/** True when `presented` is the control token, compared in constant time. */
+export function isControlToken(secrets: VoiceSecrets, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(secrets.controlToken);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

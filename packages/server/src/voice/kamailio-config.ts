@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+
+/** What the generated Kamailio configuration is made of. */
+export interface KamailioSettings {
+  host: string;
+  sipPort: number;
+  wsPort: number;
+  rtpenginePort: number;
+  /** `host:port` of the far end every softphone call is sent to (the sandbox's). */
+  farEnd: string;
+  /** Switchboard's base URL, where Kamailio reports calls. */
+  controlUrl: string;
+  credentialSecret: string;
+  controlToken: string;
+  ringTimeoutMs: number;
+  modules: string;
+}
+
+const TEMPLATE = new URL('./kamailio.cfg.tpl', import.meta.url);
+
+/** Debian's module directory for Kamailio 5.6. */
+export const DEBIAN_KAMAILIO_MODULES = '/usr/lib/x86_64-linux-gnu/kamailio/modules/';
+
+/** Kamailio's configuration text: the template with every `{{NAME}}` filled in. */
+export function kamailioConfig(settings: KamailioSettings): string {
+  const values: Record<string, string> = {
+    HOST: settings.host,
+    SIP_PORT: String(settings.sipPort),
+    WS_PORT: String(settings.wsPort),
+    RTPENGINE_PORT: String(settings.rtpenginePort),
+    FAR_END: settings.farEnd,
+    CONTROL_URL: settings.controlUrl,
+    SECRET: settings.credentialSecret,
+    TOKEN: settings.controlToken,
+    RING_TIMEOUT_MS: String(settings.ringTimeoutMs),
+    MODULES: settings.modules,
+    LOG_PREFIX: 'kamailio',
+  };
+  return readFileSync(TEMPLATE, 'utf8').replace(/\{\{([A-Z_]+)\}\}/g, (mark, name: string) => {
+    const value = values[name];
+    if (value === undefined) throw new Error(`The Kamailio template names an unknown ${mark}.`);
+    if (/["\n\r]/.test(value)) throw new Error(`${name} cannot go into a Kamailio configuration.`);
+    return value;
+  });
+}

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Logger } from '../lib/logger.ts';
+
+/** One supervised child program of the voice stack. */
+export interface Supervised {
+  readonly name: string;
+  /** The last lines it wrote, for the reason it failed. */
+  lastLines(): string;
+  /** True while the current run is alive. */
+  running(): boolean;
+  /** Stops it (SIGTERM, then SIGKILL after `graceMs`) and does not restart it. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Restarts allowed within one window before the supervisor gives up on a program. */
+const RESTARTS = { max: 5, windowMs: 60_000, delayMs: 500 };
+
+/**
+ * Runs `command` and restarts it when it exits on its own, at most five times a minute,
+ * so a program that cannot start fails loudly instead of spinning. Its output goes to the
+ * log at debug level; the last lines are kept for the error a caller reports.
+ */
+export function supervise(
+  name: string,
+  command: string,
+  args: string[],
+  logger: Logger,
+): Supervised {
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let lines: string[] = [];
+  const restarts: number[] = [];
+  let restartTimer: NodeJS.Timeout | null = null;
+
+  const keep = (chunk: string) => {
+    for (const line of chunk.split('\n')) {
+      if (line.trim() === '') continue;
+      lines.push(line);
+      logger.debug({ program: name }, line);
+    }
+    if (lines.length > 40) lines = lines.slice(-40);
+  };
+
+  const start = () => {
+    const run = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = run;
+    run.stdout!.setEncoding('utf8').on('data', keep);
+    run.stderr!.setEncoding('utf8').on('data', keep);
+    run.on('error', (error) => keep(`${name} could not start: ${error.message}`));
+    run.on('exit', (code, signal) => {
+      if (child === run) child = null;
+      if (stopping) return;
+      const now = Date.now();
+      restarts.push(now);
+      while (restarts.length > 0 && restarts[0]! < now - RESTARTS.windowMs) restarts.shift();
+      if (restarts.length > RESTARTS.max) {
+        logger.error(
+          { program: name, code, signal, output: lastLines() },
+          `${name} keeps exiting; not restarted`,
+        );
+        return;
+      }
+      logger.warn({ program: name, code, signal }, `${name} exited; restarting`);
+      restartTimer = setTimeout(start, RESTARTS.delayMs);
+    });
+  };
+
+  const lastLines = () => lines.join('\n');
+  start();
+  return {
+    name,
+    lastLines,
+    running: () => child !== null && child.exitCode === null && child.signalCode === null,
+    async stop(graceMs = 3000) {
+      stopping = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      const run = child;
+      if (!run || run.exitCode !== null || run.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => run.once('exit', () => resolve()));
+      run.kill('SIGTERM');
+      const timer = setTimeout(() => run.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -1,0 +1,13 @@
+import type { VoiceSecrets } from './ephemeral-credentials.ts';
+import type { SandboxRing } from './sandbox-caller.ts';
+
+/**
+ * What the HTTP side knows of voice: the secrets it shares with Kamailio, and where
+ * softphones reach Kamailio once the stack runs (null while voice is off or starting).
+ */
+export interface VoiceControl {
+  secrets: VoiceSecrets;
+  endpoint: { wsUrl: string; sipHost: string } | null;
+  /** Rings an account's softphones from the sandbox; set while the stack runs. */
+  ring?: (call: SandboxRing) => Promise<void>;
+}

@@ -1,0 +1,104 @@
+// A real call from the softphone: JsSIP in headless Chromium (fake microphone) over Kamailio's
+// WebSocket, rtpengine bridging WebRTC to plain RTP, and the sandbox far end (sipp) answering.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { eventsOf } from '../../../server/test/support/messaging.ts';
+import { rtpLegs, startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
+import type { TestAccount } from '../../../server/test/support/app.ts';
+import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
+import { createLogin, type Login } from '../support/softphone.ts';
+
+describe('calling from the softphone', () => {
+  let t: VoiceTestApp;
+  let acct: TestAccount;
+  let member: Login;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    t = await startVoiceApp('sqlite');
+    acct = await t.newAccount('Acme Plumbing');
+    member = await createLogin(t, acct.accountId, 'member', 'Max Member');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--use-fake-ui-for-media-stream',
+        '--use-fake-device-for-media-stream',
+        '--autoplay-policy=no-user-gesture-required',
+      ],
+      timeout: 30_000,
+    });
+    page = await (await newContext(browser, t.url)).newPage();
+    await signIn(page, member.email, member.password);
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  test('a call link with ad=1 dials the sandbox, connects with audio both ways, and its hang-up records call.completed with the seconds talked', async () => {
+    // The call's SIP Call-ID, from the INVITE JsSIP sends over Kamailio's WebSocket.
+    let callId: string | null = null;
+    page.on('websocket', (socket) =>
+      socket.on('framesent', (frame) => {
+        const invite = /^INVITE [^]*?^Call-ID: *(\S+)/m.exec(String(frame.payload));
+        if (invite) callId = invite[1]!;
+      }),
+    );
+    await page.goto('/app/link?action=call&to=%2B12065550123&ad=1');
+    const timer = page.getByRole('timer');
+    await timer.getByText(/^0:0\d$/).waitFor({ timeout: 15_000 });
+    const answered = Date.now();
+    await sleep(2000);
+    // rtpengine's own counts: the browser's leg (Opus or G.711 over DTLS-SRTP) and the far
+    // end's (plain RTP, echoed back) both carried audio.
+    assert.ok(callId, 'the INVITE was seen');
+    const legs = await rtpLegs(t.stack, callId);
+    assert.equal(legs.length, 2, JSON.stringify(legs));
+    for (const leg of legs) assert.ok(leg.packets > 20 && leg.bytes > 0, JSON.stringify(legs));
+    await sleep(1000);
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    const talked = (Date.now() - answered) / 1000;
+    await timer.getByText('Call ended').waitFor();
+    let event: any;
+    for (let i = 0; i < 100 && !event; i++) {
+      event = (await eventsOf(t.store.db, acct.accountId, 'test', 'call.completed'))[0];
+      if (!event) await sleep(100);
+    }
+    assert.ok(event, 'call.completed recorded');
+    assert.equal(event.data.direction, 'outbound');
+    assert.equal(event.data.status, 'completed');
+    assert.equal(event.data.to, '+12065550123');
+    assert.ok(acct.testNumbers.includes(event.data.from), event.data.from);
+    assert.ok(Math.abs(event.data.duration - talked) <= 1, `${event.data.duration} vs ${talked}`);
+  });
+  test('a refused microphone is explained and places no call', async () => {
+    // Without the fake consent UI, headless Chromium refuses the microphone as a person would.
+    const refusing = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--use-fake-device-for-media-stream'],
+      timeout: 30_000,
+    });
+    try {
+      const other = await (await newContext(refusing, t.url)).newPage();
+      await signIn(other, member.email, member.password);
+      await other.goto('/app/calls');
+      const before = (await eventsOf(t.store.db, acct.accountId, 'test')).length;
+      await other.getByRole('textbox', { name: 'Number' }).fill('+12065550124');
+      await other.getByRole('button', { name: 'Call', exact: true }).click();
+      await other
+        .getByRole('alert')
+        .getByText(/needs your microphone/)
+        .waitFor();
+      await sleep(500);
+      assert.equal((await eventsOf(t.store.db, acct.accountId, 'test')).length, before);
+    } finally {
+      await refusing.close();
+    }
+  });
+});
