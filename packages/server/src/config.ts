@@ -46,6 +46,8 @@ export interface Config {
   liveQueueHours: number;
   /** How long a SIGTERM may take: live channels close at once, then connections are cut, then exit. */
   shutdownTimeoutMs: number;
+  /** The address providers reach this service at (their callbacks); null: not reachable. */
+  publicUrl: string | null;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -201,6 +203,7 @@ export function loadConfig(
   if (!/^[a-z][a-z0-9+.-]*$/.test(scheme)) {
     problems.push('SWITCHBOARD_DEEP_LINK_SCHEME must be a URL scheme such as switchboard');
   }
+  const publicUrl = publicUrlOf(problems, env.SWITCHBOARD_PUBLIC_URL);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -220,5 +223,21 @@ export function loadConfig(
     retentionDays,
     liveQueueHours,
     shutdownTimeoutMs,
+    publicUrl,
   };
+}
+
+/** `SWITCHBOARD_PUBLIC_URL`: an http(s) origin and optional path, without a trailing slash. */
+function publicUrlOf(problems: string[], raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === 'https:' || url.protocol === 'http:') && !url.search && !url.hash) {
+      return url.href.replace(/\/+$/, '');
+    }
+  } catch {
+    // Reported below.
+  }
+  problems.push(`SWITCHBOARD_PUBLIC_URL must be an http(s) URL such as https://sms.example.com`);
+  return null;
 }

@@ -3,6 +3,8 @@ import type { UserRow } from '../store/repos/users.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from './context.ts';
 import { addCarrier, type AddCarrierInput } from './add-carrier.ts';
+import { applyCarrierReceipts } from './apply-carrier-receipts.ts';
+import type { DeliveryReceipt } from '../carriers/carrier.ts';
 import { createApiKey } from './create-api-key.ts';
 import { pauseCarrier } from './pause-carrier.ts';
 import { removeCarrier } from './remove-carrier.ts';
@@ -184,6 +186,11 @@ export const COMMANDS = {
     c: CommandContext,
     i: { actor: Actor; keepId: string; duplicateId: string },
   ) => mergeContacts(tx, i.actor, i, c),
+  applyCarrierReceipts: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { receipts: readonly DeliveryReceipt[] },
+  ) => applyCarrierReceipts(tx, i.receipts, c),
 } as const;
 
 /** The name of a command of the registry. */

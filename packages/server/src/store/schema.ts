@@ -1,3 +1,4 @@
+import type { CarrierType } from '../domain/carrier-settings.ts';
 /**
  * Row types of every table, as both engines return them: ids are prefixed text,
  * times are epoch milliseconds, booleans are 0/1 and JSON is serialised text.
@@ -230,7 +231,7 @@ export interface SessionsTable {
 export interface CarrierConnectionsTable {
   id: string;
   account_id: string;
-  type: 'smpp';
+  type: CarrierType;
   /** Shown settings (domain/carrier-settings.ts), as JSON. */
   settings_json: string;
   /** The credentials, sealed (lib/secret-box.ts). */

@@ -59,6 +59,8 @@ export async function startTestApp(
     pushCa?: string;
     webhookTimeoutMs?: number;
     realtimeHeartbeatMs?: number;
+    /** A port chosen beforehand, when a peer must be told the app's address before it starts. */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
@@ -86,7 +88,7 @@ export async function startTestApp(
     ...(options.realtimeHeartbeatMs ? { realtimeHeartbeatMs: options.realtimeHeartbeatMs } : {}),
     ...(options.pushCa ? { pushCa: options.pushCa } : {}),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.
   const background: Background | null =
     options.background === false
