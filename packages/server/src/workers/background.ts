@@ -14,6 +14,7 @@ import { keepInboundPart } from '../store/repos/carrier-inbound-parts.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
 import { LiveCarrier } from '../carriers/live/live-carrier.ts';
 import { smppAdapter } from '../carriers/smpp/smpp-carrier.ts';
+import { telnyxAdapter } from '../carriers/telnyx/telnyx-carrier.ts';
 import { twilioAdapter } from '../carriers/twilio/twilio-carrier.ts';
 import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
@@ -101,7 +102,7 @@ export async function startBackground(deps: {
       clock,
       secrets,
       logger: logger.child({ carrier: 'live' }),
-      factories: { smpp: smppAdapter, twilio: twilioAdapter },
+      factories: { smpp: smppAdapter, twilio: twilioAdapter, telnyx: telnyxAdapter },
       publicUrl: config.publicUrl,
     }),
   };

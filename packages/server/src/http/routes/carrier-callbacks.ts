@@ -4,12 +4,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { DeliveryReceipt } from '../../carriers/carrier.ts';
 import type { ProviderCallback } from '../../carriers/provider/provider-callback.ts';
+import { telnyxCallback } from '../../carriers/telnyx/telnyx-webhook.ts';
 import { twilioCallback } from '../../carriers/twilio/twilio-webhook.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { findCallbackConnection } from '../../queries/carriers.ts';
 
 const PROVIDERS: Record<string, ProviderCallback<never>> = {
   twilio: twilioCallback as ProviderCallback<never>,
+  telnyx: telnyxCallback as ProviderCallback<never>,
 };
 
 /** A receipt that overtook the API's answer (its reference not yet recorded) is tried again this often. */
