@@ -4,6 +4,7 @@ import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from './context.ts';
 import { addCarrier, type AddCarrierInput } from './add-carrier.ts';
 import { applyCarrierReceipts } from './apply-carrier-receipts.ts';
+import { storeMedia, type StoreMediaInput } from './store-media.ts';
 import type { DeliveryReceipt } from '../carriers/carrier.ts';
 import { createApiKey } from './create-api-key.ts';
 import { pauseCarrier } from './pause-carrier.ts';
@@ -191,6 +192,7 @@ export const COMMANDS = {
     c: CommandContext,
     i: { receipts: readonly DeliveryReceipt[] },
   ) => applyCarrierReceipts(tx, i.receipts, c),
+  storeMedia: (tx: WriteTx, c: CommandContext, i: StoreMediaInput) => storeMedia(tx, i, c),
 } as const;
 
 /** The name of a command of the registry. */

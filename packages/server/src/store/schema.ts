@@ -254,6 +254,16 @@ export interface CarrierBindsTable {
 }
 
 /** A part of a long text and its own receipt (migration 017). */
+/** A medium received with an inbound MMS (migration 021), its bytes as base64. */
+export interface MediaTable {
+  id: string;
+  account_id: string;
+  content_type: string;
+  size: number;
+  data: string;
+  created_at: number;
+}
+
 export interface CarrierPartsTable {
   part_ref: string;
   carrier_ref: string;
@@ -331,6 +341,7 @@ export interface NotificationSettingsTable {
 export interface DB {
   carrier_parts: CarrierPartsTable;
   carrier_inbound_parts: CarrierInboundPartsTable;
+  media: MediaTable;
   carrier_connections: CarrierConnectionsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;

@@ -199,5 +199,28 @@ for (const engine of ENGINES) {
       );
       assert.ok(!received.some((e) => e.data.body === 'forged'));
     });
+
+    test('a medium on a private address is not fetched (the SSRF guard), and the message still arrives saying why', async () => {
+      const res = await r.telnyx.post(r.inboundUrl, 'message.received', {
+        id: '0f0c6b43-95a1-4c3f-b1f7-4d6a3c6e2b10',
+        direction: 'inbound',
+        from: { phone_number: HANDSET },
+        to: [{ phone_number: LINE, status: 'webhook_delivered' }],
+        text: 'From inside',
+        media: [{ url: `${r.telnyx.url}/media/cat.jpg`, content_type: 'image/jpeg' }],
+      });
+      assert.equal(res.status, 200);
+      const event = await waitFor(
+        async () =>
+          (await eventsOf(r.app.store.db, r.account.accountId, 'live', 'message.received')).find(
+            (e) => e.data.body === 'From inside',
+          ),
+        'message.received',
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
+      assert.equal(event.data.media[0].kept, false);
+      assert.equal(event.data.media[0].url, `${r.telnyx.url}/media/cat.jpg`);
+      assert.match(event.data.media[0].reason, /Could not be fetched/);
+    });
   });
 }

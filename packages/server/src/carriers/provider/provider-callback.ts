@@ -23,6 +23,8 @@ export interface VerifiedCallback {
 export interface ProviderCallback<Secret> {
   /** The callback's contents once its signature verifies; null when it does not. */
   verify(request: CallbackRequest<Secret>): VerifiedCallback | null;
+  /** The Authorization the provider's media URLs want (its own origin only), if any. */
+  mediaAuthorization(secret: Secret, settings: unknown): string | undefined;
   /** What a handled callback is answered with. */
   answer: { contentType: string; body: string };
 }

@@ -27,5 +27,7 @@ export const telnyxCallback: ProviderCallback<TelnyxSecret> = {
         kind === 'inbound' && event ? telnyxInbound(event.type, event.payload) : null,
     };
   },
+  // Telnyx's media URLs are pre-signed: they want no credentials.
+  mediaAuthorization: () => undefined,
   answer: { contentType: 'application/json', body: '{}' },
 };

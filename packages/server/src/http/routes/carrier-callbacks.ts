@@ -6,7 +6,9 @@ import type { DeliveryReceipt } from '../../carriers/carrier.ts';
 import type { ProviderCallback } from '../../carriers/provider/provider-callback.ts';
 import { telnyxCallback } from '../../carriers/telnyx/telnyx-webhook.ts';
 import { twilioCallback } from '../../carriers/twilio/twilio-webhook.ts';
+import { webhookDispatcher } from '../../delivery/guarded-dispatcher.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { ingestMedia } from '../media/ingest-media.ts';
 import { findCallbackConnection } from '../../queries/carriers.ts';
 
 const PROVIDERS: Record<string, ProviderCallback<never>> = {
@@ -23,6 +25,9 @@ const forbidden = () =>
 
 export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void> {
   const { store, changes, secrets, config, clock } = app.deps;
+  // Inbound media are fetched through the webhooks' SSRF guard.
+  const dispatcher = webhookDispatcher({ allowPrivate: config.webhookAllowPrivate });
+  app.addHook('onClose', async () => dispatcher.close());
   // Signatures cover the body as sent: every body is kept as text, whatever its type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
@@ -46,9 +51,11 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
         if (!row || !provider) {
           throw new ApiError('not_found', `No such carrier connection: '${request.params.id}'.`);
         }
+        const secret = JSON.parse(secrets.open(row.secret_sealed)) as never;
+        const settings = JSON.parse(row.settings_json) as unknown;
         const verified = provider.verify({
-          secret: JSON.parse(secrets.open(row.secret_sealed)) as never,
-          settings: JSON.parse(row.settings_json) as unknown,
+          secret,
+          settings,
           url: config.publicUrl === null ? null : config.publicUrl + request.url,
           headers: request.headers,
           body: typeof request.body === 'string' ? request.body : '',
@@ -67,7 +74,19 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
         }
         const inbound = verified.inbound(kind);
         if (inbound) {
-          await changes.run('receiveMessage', { input: inbound, accountId: row.account_id });
+          const media =
+            inbound.mediaUrls.length === 0
+              ? []
+              : await ingestMedia(
+                  { changes, secrets, config, clock, dispatcher },
+                  row.account_id,
+                  inbound.mediaUrls,
+                  provider.mediaAuthorization(secret, settings),
+                );
+          await changes.run('receiveMessage', {
+            input: { ...inbound, mediaUrls: [], media },
+            accountId: row.account_id,
+          });
         }
         return reply.type(provider.answer.contentType).send(provider.answer.body);
       },
