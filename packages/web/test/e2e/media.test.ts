@@ -1,6 +1,7 @@
 // Pictures in the thread, in a real browser: a picture received into the media store shows as
 // a thumbnail with alternative text, loaded from the service's signed link, and opens full
-// size; an item the service did not keep says so and why.
+// size; an item the service did not keep says so and why. The composer's picker puts a
+// picture into the store and sends its link.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +19,8 @@ import {
 import { startSoftphone, type Softphone } from '../support/softphone.ts';
 
 const GRACE = '+14155550166';
+/** Where a carrier would fetch sent pictures from; nothing needs to answer there in the sandbox. */
+const PUBLIC_URL = 'https://sms.example.com';
 /** A 2x2 PNG, as a handset might send. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR42mP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
@@ -30,7 +33,10 @@ describe('pictures in the thread', () => {
   let page: Page;
 
   before(async () => {
-    [s, browser] = await Promise.all([startSoftphone(), launchBrowser()]);
+    [s, browser] = await Promise.all([
+      startSoftphone({ env: { SWITCHBOARD_PUBLIC_URL: PUBLIC_URL } }),
+      launchBrowser(),
+    ]);
     const clock = { now: () => Date.now() };
     const line = s.acct.testNumbers[0]!;
     const contact = await s.acct.test.post('/v1/contacts', { phone: GRACE, name: 'Grace Hopper' });
@@ -111,5 +117,29 @@ describe('pictures in the thread', () => {
     });
     assert.equal(size, 2);
     await opened.close();
+  });
+
+  test('a picture chosen in the composer is previewed with alt text, stored, and sent as an MMS carrying its link', async () => {
+    await page.getByRole('button', { name: 'Attach a picture' }).waitFor();
+    await page
+      .locator('input[type="file"]')
+      .setInputFiles({ name: 'moth.png', mimeType: 'image/png', buffer: PNG });
+    const preview = page.getByRole('img', { name: 'Picture to send: moth.png' });
+    await preview.waitFor();
+    await page.getByRole('textbox', { name: 'Message' }).fill('Found it');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const bubble = page.locator('.bubble-row.outbound', { hasText: 'Found it' });
+    await bubble.waitFor();
+    assert.equal(await preview.count(), 0, 'the composer is cleared');
+    const id = await bubble.getAttribute('data-message-id');
+    const sent = (await s.acct.test.get(`/v1/messages/${id}`)).body as {
+      media: { url: string }[];
+    };
+    const link = new URL(sent.media[0]!.url);
+    assert.equal(link.origin, PUBLIC_URL);
+    assert.match(link.pathname, /^\/v1\/media\/med_/);
+    const stored = await fetch(`${s.t.url}${link.pathname}${link.search}`);
+    assert.equal(stored.status, 200);
+    assert.deepEqual(Buffer.from(await stored.arrayBuffer()), PNG);
   });
 });
