@@ -254,7 +254,7 @@ export interface CarrierBindsTable {
 }
 
 /** A part of a long text and its own receipt (migration 017). */
-/** A medium received with an inbound MMS (migration 021), its bytes as base64. */
+/** A medium received with an inbound MMS (migration 030), its bytes as base64. */
 export interface MediaTable {
   id: string;
   account_id: string;

@@ -20,7 +20,7 @@ import * as inboundParts from './025-inbound-parts.ts';
 import * as teamWorkflow from './026-team-workflow.ts';
 import * as webPush from './027-web-push.ts';
 import * as disabledUsers from './028-disabled-users.ts';
-import * as media from './021-media.ts';
+import * as media from './030-media.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -48,7 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '026-team-workflow': teamWorkflow,
   '027-web-push': webPush,
   '028-disabled-users': disabledUsers,
-  '021-media': media,
+  '030-media': media,
 };
 
 /** Kysely's migration provider over the list above. */
