@@ -27,6 +27,11 @@ export type FailureReason = (typeof FAILURE_REASONS)[number];
 export interface MessageMedia {
   url: string;
   contentType: string;
+  /** Bytes, on inbound media the service fetched (null when it could not tell). */
+  size?: number | null;
+  /** False on an inbound item the service did not keep; `reason` says why. */
+  kept?: false;
+  reason?: string;
 }
 
 /** A group participant and how far the message got to them. */

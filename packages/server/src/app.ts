@@ -21,7 +21,9 @@ import { registerMethodNotAllowed } from './http/plugins/method-not-allowed.ts';
 import { registerPathIds } from './http/plugins/path-ids.ts';
 import { registerGracefulShutdown } from './http/plugins/shutdown.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { carrierCallbackRoutes } from './http/routes/carrier-callbacks.ts';
 import { contactRoutes } from './http/routes/contacts.ts';
+import { mediaRoutes } from './http/routes/media.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { mcpRoutes } from './http/routes/mcp.ts';
 import { messageRoutes } from './http/routes/messages.ts';
@@ -100,6 +102,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mcpRoutes, { prefix: '/v1' });
   await app.register(appApi, { prefix: '/app/api' });
   await app.register(voiceEventRoutes);
+  await app.register(carrierCallbackRoutes, { prefix: '/v1' });
+  await app.register(mediaRoutes, { prefix: '/v1' });
   await registerWebApp(app);
   if (deps.config.roles.includes('realtime')) {
     attachRealtime(app, deps.realtimeHeartbeatMs ? { heartbeatMs: deps.realtimeHeartbeatMs } : {});

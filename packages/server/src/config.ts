@@ -48,6 +48,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** `SWITCHBOARD_VOICE`: run Kamailio and rtpengine (`auto`: when installed). */
   voice: 'auto' | 'on' | 'off';
+  /** The address providers reach this service at (their callbacks); null: not reachable. */
+  publicUrl: string | null;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -207,6 +209,7 @@ export function loadConfig(
   if (voice !== 'auto' && voice !== 'on' && voice !== 'off') {
     problems.push(`SWITCHBOARD_VOICE must be auto, on or off (got '${voice}')`);
   }
+  const publicUrl = publicUrlOf(problems, env.SWITCHBOARD_PUBLIC_URL);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -227,5 +230,21 @@ export function loadConfig(
     liveQueueHours,
     shutdownTimeoutMs,
     voice: voice as Config['voice'],
+    publicUrl,
   };
+}
+
+/** `SWITCHBOARD_PUBLIC_URL`: an http(s) origin and optional path, without a trailing slash. */
+function publicUrlOf(problems: string[], raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === 'https:' || url.protocol === 'http:') && !url.search && !url.hash) {
+      return url.href.replace(/\/+$/, '');
+    }
+  } catch {
+    // Reported below.
+  }
+  problems.push(`SWITCHBOARD_PUBLIC_URL must be an http(s) URL such as https://sms.example.com`);
+  return null;
 }

@@ -40,6 +40,10 @@ Commands:
   carriers add --account ACCT --type smpp --host H [--port N] --system-id ID --password PW
       [--system-type T] [--tls] [--window N] [--throughput N] [--long-messages udh|payload]
       [--receipt-ids dec|hex] [--bind-mode transceiver|pair]
+  carriers add --account ACCT --type twilio --account-sid AC… --auth-token T
+      [--messaging-service-sid MG…] [--api-base URL]
+  carriers add --account ACCT --type telnyx --api-key K --public-key PK
+      [--messaging-profile-id ID] [--api-base URL]
                                                       add a live carrier connection
   carriers list --account ACCT                        the account's connections and their state
   carriers remove CAR_ID                              remove a connection
@@ -80,6 +84,13 @@ const OPTIONS = {
   'long-messages': { type: 'string' },
   'receipt-ids': { type: 'string' },
   'bind-mode': { type: 'string' },
+  'account-sid': { type: 'string' },
+  'auth-token': { type: 'string' },
+  'messaging-service-sid': { type: 'string' },
+  'api-key': { type: 'string' },
+  'public-key': { type: 'string' },
+  'messaging-profile-id': { type: 'string' },
+  'api-base': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -302,14 +313,18 @@ async function run(argv: string[]): Promise<void> {
       const accountId = required(values, 'account');
       const secrets = createSecretBox(loadSecretKey(config.secretKey, config.dataDir));
       const connection = await withStore(config, (s) =>
-        addCarrierConnection(s, accountId, carrierInput(values), { clock: systemClock, secrets }),
+        addCarrierConnection(s, accountId, carrierInput(values), {
+          clock: systemClock,
+          secrets,
+          publicUrl: config.publicUrl,
+        }),
       );
       return print(json, connection, `Added ${connection.id} (${connection.type}) to ${accountId}`);
     }
     case 'carriers list': {
       const accountId = required(values, 'account');
       const list = await withStore(config, (s) =>
-        listCarrierConnections(s, accountId, systemClock),
+        listCarrierConnections(s, accountId, systemClock, config.publicUrl),
       );
       return print(json, list, describeCarriers(list.data));
     }

@@ -4,6 +4,7 @@ import { carrierRoutes } from './routes/carriers.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { directoryRoutes } from './routes/directory.ts';
 import { inboxRoutes } from './routes/inbox.ts';
+import { mediaUploadRoutes } from './routes/media-upload.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { teamWorkflowRoutes } from './routes/team-workflow.ts';
 import { notificationRoutes } from './routes/notifications.ts';
@@ -27,4 +28,5 @@ export async function appApi(app: FastifyInstance): Promise<void> {
   await app.register(teamWorkflowRoutes);
   await app.register(notificationRoutes);
   await app.register(voiceRoutes);
+  await app.register(mediaUploadRoutes);
 }

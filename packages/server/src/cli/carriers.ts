@@ -5,7 +5,7 @@ import { addCarrier, type AddCarrierInput } from '../commands/add-carrier.ts';
 import { removeCarrier } from '../commands/remove-carrier.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../lib/secret-box.ts';
-import type { CarrierConnectionView } from '../presenters/carrier-connection.ts';
+import { withWebhookUrls, type CarrierConnectionView } from '../presenters/carrier-connection.ts';
 import { listCarrierViews } from '../queries/carriers.ts';
 import { accountScoped } from '../store/scope.ts';
 import type { Store } from '../store/store.ts';
@@ -24,6 +24,13 @@ export interface CarrierFlags {
   'long-messages'?: string | undefined;
   'receipt-ids'?: string | undefined;
   'bind-mode'?: string | undefined;
+  'account-sid'?: string | undefined;
+  'auth-token'?: string | undefined;
+  'messaging-service-sid'?: string | undefined;
+  'api-key'?: string | undefined;
+  'public-key'?: string | undefined;
+  'messaging-profile-id'?: string | undefined;
+  'api-base'?: string | undefined;
 }
 
 /** `carriers add`: the flags as the command's input (numbers stay text; the domain checks them). */
@@ -41,26 +48,37 @@ export function carrierInput(flags: CarrierFlags): AddCarrierInput {
     longMessages: flags['long-messages'],
     receiptIds: flags['receipt-ids'],
     bindMode: flags['bind-mode'],
+    accountSid: flags['account-sid'],
+    authToken: flags['auth-token'],
+    messagingServiceSid: flags['messaging-service-sid'],
+    apiKey: flags['api-key'],
+    publicKey: flags['public-key'],
+    messagingProfileId: flags['messaging-profile-id'],
+    apiBase: flags['api-base'],
   };
 }
 
-export function addCarrierConnection(
+export async function addCarrierConnection(
   store: Store,
   accountId: string,
   input: AddCarrierInput,
-  deps: { clock: Clock; secrets: SecretBox },
+  deps: { clock: Clock; secrets: SecretBox; publicUrl: string | null },
 ): Promise<CarrierConnectionView> {
   const seal = (secret: string) => deps.secrets.seal(secret);
-  return store.write((tx) => addCarrier(tx, accountId, input, { clock: deps.clock, seal }));
+  const view = await store.write((tx) =>
+    addCarrier(tx, accountId, input, { clock: deps.clock, seal }),
+  );
+  return withWebhookUrls(view, deps.publicUrl);
 }
 
 export function listCarrierConnections(
   store: Store,
   accountId: string,
   clock: Clock,
+  publicUrl: string | null,
 ): Promise<{ data: CarrierConnectionView[] }> {
   return listCarrierViews(accountScoped(store.db, accountId), clock.now()).then((data) => ({
-    data,
+    data: data.map((view) => withWebhookUrls(view, publicUrl)),
   }));
 }
 
@@ -74,8 +92,18 @@ export function describeCarriers(views: CarrierConnectionView[]): string {
   return views
     .map(
       (v) =>
-        `${v.id}  ${v.type}  ${v.host}:${v.port}  ${v.systemId}  ${v.status}` +
+        `${v.id}  ${v.type}  ${describeEndpoint(v)}  ${v.status}` +
         (v.lastError ? `  (${v.lastError})` : ''),
     )
     .join('\n');
+}
+
+/** Where a connection leads: the SMSC and its system id, or the provider's API and account. */
+function describeEndpoint(v: CarrierConnectionView): string {
+  if (v.type === 'smpp') return `${v.host}:${v.port}  ${v.systemId}`;
+  const who = v.type === 'twilio' ? v.accountSid : (v.messagingProfileId ?? '');
+  const urls = v.webhookUrls
+    ? `  status ${v.webhookUrls.status}  inbound ${v.webhookUrls.inbound}`
+    : '';
+  return `${v.apiBase}  ${who}${urls}`;
 }

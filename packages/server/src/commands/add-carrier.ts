@@ -1,5 +1,15 @@
 import { ApiError, validationError } from '../domain/errors.ts';
-import { CARRIER_TYPES, parseSmppSettings, type SmppInput } from '../domain/carrier-settings.ts';
+import {
+  CARRIER_TYPES,
+  parseSmppSettings,
+  type CarrierType,
+  type SmppInput,
+} from '../domain/carrier-settings.ts';
+import {
+  parseTelnyxSettings,
+  parseTwilioSettings,
+  type HttpCarrierInput,
+} from '../domain/http-carrier-settings.ts';
 import { newId } from '../lib/ids.ts';
 import {
   presentCarrierConnection,
@@ -11,14 +21,14 @@ import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 
 /** What a new connection is given: its type and that type's settings. */
-export interface AddCarrierInput extends SmppInput {
+export interface AddCarrierInput extends SmppInput, HttpCarrierInput {
   type?: unknown;
 }
 
 /**
  * Adds a live carrier connection to an account (docs/behaviour.md#carrier-connections).
- * The settings are checked before anything is stored; the password is sealed, and the
- * answer never carries it. The live carrier binds it once committed (CARRIER_CHANGED).
+ * The settings are checked before anything is stored; the password, auth token or API key
+ * is sealed, and the answer never carries it. The live carrier binds it once committed (CARRIER_CHANGED).
  */
 export async function addCarrier(
   tx: WriteTx,
@@ -26,10 +36,16 @@ export async function addCarrier(
   input: AddCarrierInput,
   deps: CommandDeps & { seal(secret: string): string },
 ): Promise<CarrierConnectionView> {
-  if (input.type !== 'smpp') {
+  const type = input.type as CarrierType;
+  if (!CARRIER_TYPES.includes(type)) {
     throw validationError('type', `type must be one of ${CARRIER_TYPES.join(', ')}.`);
   }
-  const { settings, secret } = parseSmppSettings(input);
+  const { settings, secret } =
+    type === 'twilio'
+      ? parseTwilioSettings(input)
+      : type === 'telnyx'
+        ? parseTelnyxSettings(input)
+        : parseSmppSettings(input);
   if (!(await findAccount(tx.db, accountId))) {
     throw new ApiError('not_found', `No such account: '${accountId}'.`);
   }
@@ -37,7 +53,7 @@ export async function addCarrier(
   const row = {
     id: newId('car', now),
     account_id: accountId,
-    type: 'smpp' as const,
+    type,
     settings_json: JSON.stringify(settings),
     secret_sealed: deps.seal(JSON.stringify(secret)),
     paused: 0,

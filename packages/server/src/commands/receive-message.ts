@@ -2,6 +2,7 @@ import { newId } from '../lib/ids.ts';
 import { reopenIfDone } from '../store/repos/conversation-team.ts';
 import { validationError } from '../domain/errors.ts';
 import { mediaContentType } from '../domain/media.ts';
+import type { MediaItem } from '../domain/media-store.ts';
 import { requireNoNul } from '../domain/text-rules.ts';
 import { checkMediaUrls, requireE164 } from '../domain/message-rules.ts';
 import type { Mode } from '../domain/modes.ts';
@@ -39,6 +40,11 @@ export interface ReceiveMessageInput {
   to: string;
   body?: string | undefined;
   mediaUrls?: string[] | undefined;
+  /**
+   * The media as the media store kept them (on Switchboard's links) or not (and why), in place
+   * of `mediaUrls`: set by the transports that fetch them (http/media/ingest-media.ts).
+   */
+  media?: MediaItem[] | undefined;
   /** A group reply names its group (MMS group headers; the sandbox trigger may pass it). */
   conversationId?: string | undefined;
 }
@@ -90,7 +96,9 @@ export async function receiveMessage(
   const mediaUrls = checkMediaUrls(input.mediaUrls);
   const body = input.body ?? '';
   requireNoNul(body, 'body');
-  if (body.trim() === '' && mediaUrls.length === 0) {
+  const media =
+    input.media ?? mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) }));
+  if (body.trim() === '' && media.length === 0) {
     throw validationError('body', 'An inbound text needs a body or mediaUrls.');
   }
   const number = await findPhoneNumber(tx.db, input.mode, input.to);
@@ -111,9 +119,7 @@ export async function receiveMessage(
     to_json: JSON.stringify(input.to),
     is_group: 0,
     body,
-    media_json: JSON.stringify(
-      mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) })),
-    ),
+    media_json: JSON.stringify(media),
     segments: 1,
     status: 'delivered' as const,
     failure_reason: null,

@@ -3,6 +3,9 @@ import type { UserRow } from '../store/repos/users.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { Actor, WebhookDeps } from './context.ts';
 import { addCarrier, type AddCarrierInput } from './add-carrier.ts';
+import { applyCarrierReceipts } from './apply-carrier-receipts.ts';
+import { storeMedia, type StoreMediaInput } from './store-media.ts';
+import type { DeliveryReceipt } from '../carriers/carrier.ts';
 import { createApiKey } from './create-api-key.ts';
 import { pauseCarrier } from './pause-carrier.ts';
 import { removeCarrier } from './remove-carrier.ts';
@@ -189,6 +192,12 @@ export const COMMANDS = {
   claimPushEvent: (tx: WriteTx, c: CommandContext, i: { eventKey: string }) =>
     claimPushEvent(tx, i.eventKey, c),
   announceTyping: (tx: WriteTx, _c: CommandContext, i: TypingAnnouncement) => announceTyping(tx, i),
+  applyCarrierReceipts: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { receipts: readonly DeliveryReceipt[] },
+  ) => applyCarrierReceipts(tx, i.receipts, c),
+  storeMedia: (tx: WriteTx, c: CommandContext, i: StoreMediaInput) => storeMedia(tx, i, c),
 } as const;
 
 /** The name of a command of the registry. */

@@ -29,6 +29,7 @@ import type { WriteTx } from '../store/engine/write-queue.ts';
 import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation, createGroupConversation } from './conversations.ts';
 import { scoped } from '../store/scope.ts';
+import { requireMediaRoute } from './media-route.ts';
 
 /** Input of `POST /v1/messages` (spec 2.2). */
 export interface SendMessageInput {
@@ -228,6 +229,7 @@ export async function sendMessage(
   const segments = checkBody(input.body, mediaUrls.length > 0);
   requireNoNul(input.senderName, 'senderName');
   await requireAccountNumber(tx, actor, input.from);
+  if (actor.mode === 'live' && mediaUrls.length > 0) await requireMediaRoute(tx, input.from);
   const now = deps.clock.now();
 
   let conversation: ConversationRow;

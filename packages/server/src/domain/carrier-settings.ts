@@ -5,7 +5,9 @@
 import { validationError } from './errors.ts';
 
 /** The kinds of connection. */
-export const CARRIER_TYPES = ['smpp'] as const;
+export const CARRIER_TYPES = ['smpp', 'twilio', 'telnyx'] as const;
+/** The kinds that speak HTTP: no bind to hold, and they carry media. */
+export const HTTP_CARRIER_TYPES: readonly CarrierType[] = ['twilio', 'telnyx'];
 export type CarrierType = (typeof CARRIER_TYPES)[number];
 
 /** How long messages leave: concatenated parts with a UDH, or one `message_payload`. */

@@ -12,6 +12,8 @@ const DESCRIPTION = [
   'Every failure answers `{"error": {"type", "message", "param?"}}` (the `Error` schema) with the status its `type` implies, and every response carries a `request-id` header. A method a documented path does not offer answers `405` in the same shape, with an `Allow` header listing the methods it does. Every POST accepts an `Idempotency-Key`.',
   '',
   'The MCP tool server for AI agents at `POST /v1/mcp` speaks JSON-RPC (the Model Context Protocol) and is not described here.',
+  '',
+  'Received media are served at `GET /v1/media/{id}?token=…`, the signed link a message’s `media[].url` gives, without an API key until the retention period ends (`404` once altered or ended). `POST /v1/carriers/{id}/status` and `/inbound` take Twilio’s and Telnyx’s own signed callbacks (`403` unless the provider’s signature verifies) and are not described here.',
 ].join('\n');
 
 /**

@@ -51,5 +51,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Routes that answer without an API key (health, discovery). */
     public?: boolean;
+    /** Routes that take a provider's own body format, checked by the route (carrier callbacks). */
+    providerBody?: boolean;
   }
 }

@@ -1,4 +1,9 @@
-import type { SmppSettings } from '../domain/carrier-settings.ts';
+import type { CarrierType, SmppSettings } from '../domain/carrier-settings.ts';
+import {
+  carrierCallbackPath,
+  type TelnyxSettings,
+  type TwilioSettings,
+} from '../domain/http-carrier-settings.ts';
 import type { CarrierBindRow, CarrierConnectionRow } from '../store/repos/carrier-connections.ts';
 import { isoTime } from './time.ts';
 
@@ -9,11 +14,18 @@ export interface CarrierStats {
   receivedLastMinute: number;
 }
 
-/** A connection as the CLI and the dashboard show it: its settings and live state, never its password. */
-export interface CarrierConnectionView extends SmppSettings, CarrierStats {
+/** What a connection of each type shows of its settings. */
+export type CarrierSettingsView = Partial<SmppSettings> &
+  Partial<TwilioSettings> &
+  Partial<TelnyxSettings>;
+
+/** A connection as the CLI and the dashboard show it: its settings and live state, never its secret. */
+export interface CarrierConnectionView extends CarrierSettingsView, CarrierStats {
   id: string;
   object: 'carrier_connection';
-  type: 'smpp';
+  type: CarrierType;
+  /** Where the provider posts status callbacks and inbound texts (HTTP types only). */
+  webhookUrls?: { status: string; inbound: string } | undefined;
   accountId: string;
   /** `connecting`, `bound`, `failed`, `paused`, or `stopped` (no instance holds it). */
   status: string;
@@ -38,7 +50,7 @@ export function presentCarrierConnection(
     object: 'carrier_connection',
     type: row.type,
     accountId: row.account_id,
-    ...(JSON.parse(row.settings_json) as SmppSettings),
+    ...(JSON.parse(row.settings_json) as CarrierSettingsView),
     status,
     lastError: bind?.last_error ?? null,
     paused: row.paused === 1,
@@ -46,5 +58,23 @@ export function presentCarrierConnection(
       ? { ...NO_STATS, ...(JSON.parse(bind.stats_json) as Partial<CarrierStats>) }
       : NO_STATS),
     createdAt: isoTime(row.created_at),
+  };
+}
+
+/**
+ * The addresses an HTTP connection's provider posts to, built on `SWITCHBOARD_PUBLIC_URL`
+ * (the address the provider reaches); none for SMPP or while that is not configured.
+ */
+export function withWebhookUrls(
+  view: CarrierConnectionView,
+  publicUrl: string | null,
+): CarrierConnectionView {
+  if (view.type === 'smpp' || publicUrl === null) return view;
+  return {
+    ...view,
+    webhookUrls: {
+      status: publicUrl + carrierCallbackPath(view.id, 'status'),
+      inbound: publicUrl + carrierCallbackPath(view.id, 'inbound'),
+    },
   };
 }

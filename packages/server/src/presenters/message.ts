@@ -2,10 +2,16 @@ import { overallOutcome } from '../domain/message-status.ts';
 import type { MessageRow, RecipientRow } from '../store/repos/messages.ts';
 import { isoTime } from './time.ts';
 
-/** A media attachment: where it is and what it is. */
+/**
+ * A media attachment: where it is and what it is. Inbound media kept by the media store also
+ * carry their `size`; one not kept says so (`kept: false`) and why.
+ */
 export interface MediaView {
   url: string;
   contentType: string;
+  size?: number | null;
+  kept?: false;
+  reason?: string;
 }
 
 /** A participant of a group send and how far the message got to them. */

@@ -1,3 +1,4 @@
+import type { CarrierType } from '../domain/carrier-settings.ts';
 /**
  * Row types of every table, as both engines return them: ids are prefixed text,
  * times are epoch milliseconds, booleans are 0/1 and JSON is serialised text.
@@ -230,7 +231,7 @@ export interface SessionsTable {
 export interface CarrierConnectionsTable {
   id: string;
   account_id: string;
-  type: 'smpp';
+  type: CarrierType;
   /** Shown settings (domain/carrier-settings.ts), as JSON. */
   settings_json: string;
   /** The credentials, sealed (lib/secret-box.ts). */
@@ -253,6 +254,16 @@ export interface CarrierBindsTable {
 }
 
 /** A part of a long text and its own receipt (migration 017). */
+/** A medium received with an inbound MMS (migration 030), its bytes as base64. */
+export interface MediaTable {
+  id: string;
+  account_id: string;
+  content_type: string;
+  size: number;
+  data: string;
+  created_at: number;
+}
+
 export interface CarrierPartsTable {
   part_ref: string;
   carrier_ref: string;
@@ -336,6 +347,7 @@ export interface NotificationSettingsTable {
 export interface DB {
   carrier_parts: CarrierPartsTable;
   carrier_inbound_parts: CarrierInboundPartsTable;
+  media: MediaTable;
   carrier_connections: CarrierConnectionsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;

@@ -14,6 +14,8 @@ import { keepInboundPart } from '../store/repos/carrier-inbound-parts.ts';
 import { sandboxCarrier } from '../carriers/sandbox/sandbox-carrier.ts';
 import { LiveCarrier } from '../carriers/live/live-carrier.ts';
 import { smppAdapter } from '../carriers/smpp/smpp-carrier.ts';
+import { telnyxAdapter } from '../carriers/telnyx/telnyx-carrier.ts';
+import { twilioAdapter } from '../carriers/twilio/twilio-carrier.ts';
 import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
 import { onLane, type Store } from '../store/store.ts';
@@ -100,7 +102,8 @@ export async function startBackground(deps: {
       clock,
       secrets,
       logger: logger.child({ carrier: 'live' }),
-      factories: { smpp: smppAdapter },
+      factories: { smpp: smppAdapter, twilio: twilioAdapter, telnyx: telnyxAdapter },
+      publicUrl: config.publicUrl,
     }),
   };
   await carriers.test.start(handlers);

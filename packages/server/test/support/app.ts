@@ -62,6 +62,8 @@ export async function startTestApp(
     realtimeHeartbeatMs?: number;
     /** Voice's control plane (test/support/voice.ts starts the stack it points at). */
     voice?: VoiceControl;
+    /** A port chosen beforehand, when a peer must be told the app's address before it starts. */
+    port?: number;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
@@ -90,7 +92,7 @@ export async function startTestApp(
     ...(options.pushCa ? { pushCa: options.pushCa } : {}),
     ...(options.voice ? { voice: options.voice } : {}),
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: options.port ?? 0, host: '127.0.0.1' });
   // The carrier side (dispatcher, sandbox carrier) runs unless a test drives it itself.
   const background: Background | null =
     options.background === false

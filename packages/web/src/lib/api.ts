@@ -26,6 +26,8 @@ export interface ApiClient {
   put<T>(path: string, body?: unknown): Promise<T>;
   patch<T>(path: string, body?: unknown): Promise<T>;
   del<T>(path: string): Promise<T>;
+  /** POSTs a file as the body, with its own Content-Type (a picture for the media store). */
+  upload<T>(path: string, file: Blob): Promise<T>;
 }
 
 async function request<T>(
@@ -33,6 +35,7 @@ async function request<T>(
   path: string,
   options: {
     body?: unknown;
+    file?: Blob;
     csrfToken?: string | null;
     query?: Record<string, string>;
     headers?: Record<string, string>;
@@ -43,8 +46,11 @@ async function request<T>(
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   // Every change carries the per-session token, which a page on another site cannot read.
   if (options.csrfToken) headers['x-csrf-token'] = options.csrfToken;
-  let body: string | undefined;
-  if (options.body !== undefined) {
+  let body: string | Blob | undefined;
+  if (options.file !== undefined) {
+    headers['content-type'] = options.file.type || 'application/octet-stream';
+    body = options.file;
+  } else if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
@@ -101,6 +107,7 @@ export function createApiClient(
     patch: (path, body) =>
       guard(request('PATCH', path, { body: body ?? {}, csrfToken, query: { mode } })),
     del: (path) => guard(request('DELETE', path, { csrfToken, query: { mode } })),
+    upload: (path, file) => guard(request('POST', path, { file, csrfToken, query: { mode } })),
   };
 }
 

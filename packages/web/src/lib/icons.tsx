@@ -21,9 +21,17 @@ export type IconName =
   | 'paperclip'
   | 'x'
   | 'key'
-  | 'edit';
+  | 'edit'
+  | 'image';
 
 const PATHS: Record<IconName, ReactNode> = {
+  image: (
+    <>
+      <rect x="3" y="3" width="18" height="18" rx="2" />
+      <circle cx="9" cy="9" r="2" />
+      <path d="m21 15-3.09-3.09a2 2 0 0 0-2.82 0L6 21" />
+    </>
+  ),
   inbox: (
     <>
       <path d="M22 12h-6l-2 3h-4l-2-3H2" />

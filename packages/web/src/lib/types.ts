@@ -142,18 +142,26 @@ export type Push =
   | { type: 'opt-out.changed'; phone: string; optedOut: boolean }
   | { type: 'contact.deleted'; id: string };
 
-/** A live carrier connection, as the dashboard shows it (never its password). */
+/** A live carrier connection, as the dashboard shows it (never its password, token or key). */
 export interface CarrierConnection {
   id: string;
-  type: 'smpp';
-  host: string;
-  port: number;
-  systemId: string;
+  type: 'smpp' | 'twilio' | 'telnyx';
+  /** SMPP's settings. */
+  host?: string;
+  port?: number;
+  systemId?: string;
   window: number;
-  throughput: number;
-  longMessages: 'udh' | 'payload';
-  receiptIds: 'dec' | 'hex';
-  tls: boolean;
+  throughput?: number;
+  longMessages?: 'udh' | 'payload';
+  receiptIds?: 'dec' | 'hex';
+  tls?: boolean;
+  /** Twilio's and Telnyx's settings. */
+  accountSid?: string;
+  messagingServiceSid?: string | null;
+  messagingProfileId?: string | null;
+  apiBase?: string;
+  /** Where the provider posts (HTTP connections, once SWITCHBOARD_PUBLIC_URL is set). */
+  webhookUrls?: { status: string; inbound: string };
   status: 'connecting' | 'bound' | 'failed' | 'paused' | 'stopped';
   lastError: string | null;
   paused: boolean;

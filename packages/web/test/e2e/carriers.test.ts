@@ -1,6 +1,7 @@
 // The dashboard's carrier connections in a real browser against a real SMSC (Net::SMPP): an
 // owner adds one and watches it bind, sees a live text counted, pauses, resumes and removes
-// it; a wrong password shows the SMSC's reason.
+// it; a wrong password shows the SMSC's reason. A Twilio connection shows the webhook URLs
+// to paste into Twilio's console.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +19,7 @@ import {
 import { startSoftphone, type Softphone } from '../support/softphone.ts';
 
 const LINE = '+14155550997';
+const PUBLIC_URL = 'https://sms.example.com';
 
 describe('the dashboard’s carrier connections', () => {
   let s: Softphone;
@@ -27,7 +29,7 @@ describe('the dashboard’s carrier connections', () => {
 
   before(async () => {
     [s, browser, peer] = await Promise.all([
-      startSoftphone(),
+      startSoftphone({ env: { SWITCHBOARD_PUBLIC_URL: PUBLIC_URL } }),
       launchBrowser(),
       freePort().then((port) => startPerlSmsc({ port })),
     ]);
@@ -107,6 +109,27 @@ describe('the dashboard’s carrier connections', () => {
       async () => (await status().getAttribute('data-status')) === 'bound',
       'bound again',
     );
+    await row().getByRole('button', { name: 'Remove' }).click();
+    await eventually(async () => (await page.locator('[data-carrier]').count()) === 0, 'gone');
+  });
+
+  test('a Twilio connection added from the dashboard shows the webhook URLs for its console, never the token', async () => {
+    await page.goto('/app/dashboard/carriers');
+    const form = page.locator('form', {
+      has: page.getByRole('heading', { name: 'Add a Twilio or Telnyx connection' }),
+    });
+    await form.getByLabel('Provider').selectOption('twilio');
+    await form.getByLabel('Account SID').fill(`AC${'1'.repeat(32)}`);
+    await form.getByLabel('Auth token').fill('twilio-auth-token-42');
+    await form.getByRole('button', { name: 'Add Twilio connection' }).click();
+    await row().waitFor();
+    const text = (await row().textContent()) ?? '';
+    assert.match(text, new RegExp(`Twilio AC${'1'.repeat(32)}`));
+    const id = await row().getAttribute('data-carrier');
+    assert.ok(text.includes(`${PUBLIC_URL}/v1/carriers/${id}/inbound`), text);
+    assert.ok(text.includes(`${PUBLIC_URL}/v1/carriers/${id}/status`), text);
+    assert.ok(!(await page.content()).includes('twilio-auth-token-42'), 'the token is never shown');
+    await assertAccessible(page, 'dashboard: carriers with Twilio');
     await row().getByRole('button', { name: 'Remove' }).click();
     await eventually(async () => (await page.locator('[data-carrier]').count()) === 0, 'gone');
   });

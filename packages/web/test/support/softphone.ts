@@ -52,12 +52,18 @@ export async function createLogin(
  * receiver) and the sandbox carrier moves queued → sent → delivered in 150 ms steps, slow
  * enough to see each status and fast enough to keep the suite short.
  */
-export async function startSoftphone(options: { pushCa?: string } = {}): Promise<Softphone> {
+export async function startSoftphone(
+  options: { pushCa?: string; env?: Record<string, string> } = {},
+): Promise<Softphone> {
   if (!existsSync(`${WEB_DIST}index.html`)) {
     throw new Error('The softphone is not built: run `npm run build` first (npm test does).');
   }
   const t = await startTestApp('sqlite', {
-    env: { SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1', SWITCHBOARD_SANDBOX_DELAY_MS: '150' },
+    env: {
+      SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1',
+      SWITCHBOARD_SANDBOX_DELAY_MS: '150',
+      ...options.env,
+    },
     ...(options.pushCa ? { pushCa: options.pushCa } : {}),
   });
   const acct = await t.newAccount('Acme Plumbing');

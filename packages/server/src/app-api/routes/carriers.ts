@@ -1,12 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
+import {
+  withWebhookUrls,
+  type CarrierConnectionView,
+} from '../../presenters/carrier-connection.ts';
 import { listCarrierViews } from '../../queries/carriers.ts';
 import { accountScoped } from '../../store/scope.ts';
 import { requireOwner } from '../session-auth.ts';
 
 // The owners' dashboard's carrier connections: live state, add, pause and remove
-// (docs/behaviour.md#carrier-connections). The password goes in and never comes out.
-const CarrierBody = Type.Object(
+// (docs/behaviour.md#carrier-connections). The password, token or key goes in and never
+// comes out; an HTTP connection's answer names the webhook URLs to give its provider.
+const SmppBody = Type.Object(
   {
     type: Type.Literal('smpp'),
     host: Type.String({ maxLength: 253 }),
@@ -23,14 +28,37 @@ const CarrierBody = Type.Object(
   },
   { additionalProperties: false },
 );
+const TwilioBody = Type.Object(
+  {
+    type: Type.Literal('twilio'),
+    accountSid: Type.String({ maxLength: 64 }),
+    authToken: Type.String({ maxLength: 256 }),
+    messagingServiceSid: Type.Optional(Type.String({ maxLength: 64 })),
+    apiBase: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+);
+const TelnyxBody = Type.Object(
+  {
+    type: Type.Literal('telnyx'),
+    apiKey: Type.String({ maxLength: 256 }),
+    publicKey: Type.String({ maxLength: 256 }),
+    messagingProfileId: Type.Optional(Type.String({ maxLength: 128 })),
+    apiBase: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: false },
+);
+const CarrierBody = Type.Union([SmppBody, TwilioBody, TelnyxBody]);
 const PauseBody = Type.Object({ paused: Type.Boolean() }, { additionalProperties: false });
 
 export async function carrierRoutes(app: FastifyInstance): Promise<void> {
-  const { store, changes, clock } = app.deps;
+  const { store, changes, clock, config } = app.deps;
+  const shown = (view: CarrierConnectionView) => withWebhookUrls(view, config.publicUrl);
 
   app.get('/carriers', async (request) => {
     const { accountId } = requireOwner(request);
-    return { data: await listCarrierViews(accountScoped(store.db, accountId), clock.now()) };
+    const views = await listCarrierViews(accountScoped(store.db, accountId), clock.now());
+    return { data: views.map(shown) };
   });
 
   app.post<{ Body: Static<typeof CarrierBody> }>(
@@ -39,7 +67,7 @@ export async function carrierRoutes(app: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { accountId } = requireOwner(request);
       const connection = await changes.run('addCarrier', { accountId, input: request.body });
-      return reply.code(201).send(connection);
+      return reply.code(201).send(shown(connection));
     },
   );
 

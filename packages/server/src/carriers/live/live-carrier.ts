@@ -4,7 +4,7 @@
 // routes each submission by its sending number, and names carrier references by connection
 // (`car_…/123`), since two SMSCs may issue the same id.
 import { randomUUID } from 'node:crypto';
-import type { SmppSecret, SmppSettings } from '../../domain/carrier-settings.ts';
+import { HTTP_CARRIER_TYPES } from '../../domain/carrier-settings.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { SecretBox } from '../../lib/secret-box.ts';
@@ -49,20 +49,27 @@ export interface ConnectionAdapter {
   stop(): Promise<void>;
 }
 
-/** What an adapter is made from: the connection's shown settings and its opened secret. */
-export interface AdapterConfig {
+/**
+ * What an adapter is made from: the connection's shown settings and its opened secret, as
+ * its type's parser made them (domain/carrier-settings.ts, domain/http-carrier-settings.ts).
+ */
+export interface AdapterConfig<Settings = unknown, Secret = unknown> {
   id: string;
-  settings: SmppSettings;
-  secret: SmppSecret;
+  settings: Settings;
+  secret: Secret;
   logger: Logger;
   /**
    * Calls `listener` each time the dispatcher has committed carrier references (a receipt
    * that overtook its reference can apply then); returns the way to stop.
    */
   onSubmitted(listener: () => void): () => void;
+  /** SWITCHBOARD_PUBLIC_URL: HTTP carriers name their status callback on it. */
+  publicUrl: string | null;
 }
 
-export type AdapterFactory = (config: AdapterConfig) => ConnectionAdapter;
+// Each factory reads its own type's settings; the map holds them all.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AdapterFactory = (config: AdapterConfig<any, any>) => ConnectionAdapter;
 
 /** How long a lease lasts, and how often its holder renews it and reports its state. */
 export const LEASE_MS = 15_000;
@@ -86,6 +93,7 @@ export class LiveCarrier implements Carrier {
   readonly #secrets: SecretBox;
   readonly #factories: Record<string, AdapterFactory>;
   readonly #leaseMs: number;
+  readonly #publicUrl: string | null;
   readonly #renewMs: number;
   readonly #holder = `${process.pid}-${randomUUID()}`;
   readonly #running = new Map<string, Running>();
@@ -105,6 +113,7 @@ export class LiveCarrier implements Carrier {
     logger: Logger;
     secrets: SecretBox;
     factories: Record<string, AdapterFactory>;
+    publicUrl?: string | null;
     /** Shorter in tests that watch a lease run out. */
     leaseMs?: number;
     renewMs?: number;
@@ -115,6 +124,7 @@ export class LiveCarrier implements Carrier {
     this.#secrets = options.secrets;
     this.#factories = options.factories;
     this.#leaseMs = options.leaseMs ?? LEASE_MS;
+    this.#publicUrl = options.publicUrl ?? null;
     this.#renewMs = options.renewMs ?? RENEW_MS;
   }
 
@@ -199,28 +209,32 @@ export class LiveCarrier implements Carrier {
         (tx) => leaseCarrierBind(tx.db, row.id, this.#holder, now, now + this.#leaseMs),
         { durable: false },
       );
-      if (!held) {
+      // An HTTP connection holds no bind: every instance sends through it, and the lease
+      // only names the one that reports its state.
+      const shared = HTTP_CARRIER_TYPES.includes(row.type);
+      if (!held && !shared) {
         if (this.#running.has(row.id)) await this.#unbind(row.id, null);
         continue;
       }
       if (!this.#running.has(row.id)) await this.#bind(row);
-      await this.#report(row.id);
+      if (held) await this.#report(row.id);
     }
   }
 
   async #bind(row: CarrierConnectionRow): Promise<void> {
     const factory = this.#factories[row.type];
     if (!factory) throw new Error(`No adapter for carrier connections of type ${row.type}.`);
-    const settings = JSON.parse(row.settings_json) as SmppSettings;
+    const settings = JSON.parse(row.settings_json) as { window: number };
     const adapter = factory({
       id: row.id,
       settings,
-      secret: JSON.parse(this.#secrets.open(row.secret_sealed)) as SmppSecret,
+      secret: JSON.parse(this.#secrets.open(row.secret_sealed)) as unknown,
       logger: this.#logger.child({ carrier: row.id }),
       onSubmitted: (listener) => {
         this.#store.signals.on('outbound.submitted', listener);
         return () => this.#store.signals.off('outbound.submitted', listener);
       },
+      publicUrl: this.#publicUrl,
     });
     const running: Running = {
       row,

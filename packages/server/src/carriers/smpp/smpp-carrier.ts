@@ -2,7 +2,7 @@
 // session (session.ts) keeps the bind; this maps the port's submissions onto texts, the
 // SMSC's answers onto the port's outcomes, and what it delivers onto receipts and inbound
 // texts (docs/behaviour.md#carrier-connections).
-import type { ReceiptIds } from '../../domain/carrier-settings.ts';
+import type { ReceiptIds, SmppSecret, SmppSettings } from '../../domain/carrier-settings.ts';
 import {
   CarrierRejection,
   CarrierUnavailable,
@@ -76,7 +76,7 @@ function textOf(parts: InboundPart[]): InboundText {
 }
 
 /** Creates the adapter of one SMPP connection. */
-export function smppAdapter(config: AdapterConfig): ConnectionAdapter {
+export function smppAdapter(config: AdapterConfig<SmppSettings, SmppSecret>): ConnectionAdapter {
   const { settings, secret, logger } = config;
   let handlers: CarrierHandlers | null = null;
 

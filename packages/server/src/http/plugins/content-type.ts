@@ -34,6 +34,7 @@ function needsBody(schema: BodySchema | undefined): boolean {
  */
 export function registerContentTypeCheck(app: FastifyInstance): void {
   app.addHook('preParsing', (request: FastifyRequest, _reply, payload, done) => {
+    if (request.routeOptions.config.providerBody) return done(null, payload);
     const type = request.headers['content-type'];
     const sent = hasBody(request);
     if (

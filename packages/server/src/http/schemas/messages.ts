@@ -83,7 +83,18 @@ export const Message = Type.Object(
       description: 'Billable SMS segments (GSM-7 or UCS-2 as carriers count).',
     }),
     conversationId: Type.String({ description: 'Prefix cv_.' }),
-    media: Type.Array(Type.Object({ url: Type.String(), contentType: Type.String() })),
+    media: Type.Array(
+      Type.Object({
+        url: Type.String({
+          description:
+            'Inbound media kept by the service: its signed, expiring link (`/v1/media/{id}?token=…`), fetched without an API key.',
+        }),
+        contentType: Type.String(),
+        size: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+        kept: Type.Optional(Type.Literal(false)),
+        reason: Type.Optional(Type.String()),
+      }),
+    ),
     senderName: Nullable(Type.String()),
     failureReason: Nullable(
       Type.String({

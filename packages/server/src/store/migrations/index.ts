@@ -21,6 +21,7 @@ import * as teamWorkflow from './026-team-workflow.ts';
 import * as webPush from './027-web-push.ts';
 import * as disabledUsers from './028-disabled-users.ts';
 import * as pushClaims from './029-push-claims.ts';
+import * as media from './030-media.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '027-web-push': webPush,
   '028-disabled-users': disabledUsers,
   '029-push-claims': pushClaims,
+  '030-media': media,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -3,6 +3,7 @@ import { Field, FormError } from '../../lib/form.tsx';
 import { useSession } from '../../lib/session.tsx';
 import type { CarrierConnection, ListOf } from '../../lib/types.ts';
 import { useResource } from '../../lib/use-resource.ts';
+import { HttpCarrierForm } from './HttpCarrierForm.tsx';
 
 /** How often the connections' live state is read again while the card is open. */
 const REFRESH_MS = 2000;
@@ -76,23 +77,28 @@ export function CarriersSection() {
       <section className="card" aria-labelledby="carriers-title">
         <h2 id="carriers-title">Carrier connections</h2>
         <p className="muted">
-          Live texts leave and arrive through these SMPP connections. A number goes through the
-          connection it was added with, or the first one here.
+          Live texts leave and arrive through these SMPP, Twilio and Telnyx connections. A number
+          goes through the connection it was added with, or the first one here.
         </p>
         {carriers.error && <p className="form-error">{carriers.error}</p>}
         <ul className="plain-list" aria-label="Carrier connections">
           {list.map((c) => (
             <li key={c.id} data-carrier={c.id}>
               <span>
-                <strong className="mono">
-                  {c.host}:{c.port}
-                </strong>{' '}
-                <span className="muted">{c.systemId}</span>{' '}
+                <strong className="mono">{nameOf(c)}</strong>{' '}
+                <span className="muted">{c.type === 'smpp' ? c.systemId : c.type}</span>{' '}
                 <span className={`pill ${PILL[c.status] ?? 'muted-pill'}`} data-status={c.status}>
                   {c.status}
                 </span>
                 {c.lastError && <span className="form-error"> {c.lastError}</span>}
               </span>
+              {c.webhookUrls && (
+                <span className="muted">
+                  Webhooks for the provider: inbound{' '}
+                  <code className="mono">{c.webhookUrls.inbound}</code>, status{' '}
+                  <code className="mono">{c.webhookUrls.status}</code>
+                </span>
+              )}
               <span className="muted">
                 {c.inFlight} in flight · {c.sentLastMinute} sent and {c.receivedLastMinute} received
                 in the last minute
@@ -113,7 +119,7 @@ export function CarriersSection() {
                   className="button danger"
                   disabled={busy}
                   onClick={() => {
-                    if (confirm(`Remove the connection to ${c.host}:${c.port}?`)) {
+                    if (confirm(`Remove the connection to ${nameOf(c)}?`)) {
                       void act(() => api.post(`/carriers/${c.id}/remove`));
                     }
                   }}
@@ -208,6 +214,14 @@ export function CarriersSection() {
           {busy ? 'Adding…' : 'Add connection'}
         </button>
       </form>
+      <HttpCarrierForm onAdded={reload} />
     </div>
   );
+}
+
+/** What a connection leads to: the SMSC's address, or the provider's account. */
+function nameOf(c: CarrierConnection): string {
+  if (c.type === 'smpp') return `${c.host}:${c.port}`;
+  if (c.type === 'twilio') return `Twilio ${c.accountSid}`;
+  return `Telnyx ${c.messagingProfileId ?? ''}`.trim();
 }

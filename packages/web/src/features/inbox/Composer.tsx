@@ -4,6 +4,7 @@ import { ApiRequestError } from '../../lib/api.ts';
 import { FormError } from '../../lib/form.tsx';
 import { formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
+import { PicturePicker, type Picture } from './PicturePicker.tsx';
 
 /** What the composer hands over when the user presses send. */
 export interface Outgoing {
@@ -27,7 +28,7 @@ function sendErrorText(error: unknown): string {
 
 /**
  * The message box: text (pre-filled by a draft, always editable, never sent by itself), an
- * optional media link, and the line it goes out on. Enter sends, Shift+Enter starts a new line.
+ * optional media link or pictures, and the line it goes out on. Enter sends, Shift+Enter starts a new line.
  */
 export function Composer(props: {
   /** The lines to choose from; one line means the thread's own number, shown but fixed. */
@@ -50,12 +51,16 @@ export function Composer(props: {
   );
   const [mediaOpen, setMediaOpen] = useState(false);
   const [mediaUrl, setMediaUrl] = useState('');
+  const [pictures, setPictures] = useState<Picture[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const formRef = useRef<HTMLFormElement>(null);
   const ids = useId();
 
-  const media = mediaUrl.trim() === '' ? [] : [mediaUrl.trim()];
+  const media = [
+    ...(mediaUrl.trim() === '' ? [] : [mediaUrl.trim()]),
+    ...pictures.map((p) => p.url),
+  ];
   const { segments } = countSegments(body);
   const blocked = props.blockedReason ?? null;
   const canSend =
@@ -74,6 +79,7 @@ export function Composer(props: {
       await props.onSend({ from, body, mediaUrls: media });
       setBody('');
       setMediaUrl('');
+      setPictures([]);
       setMediaOpen(false);
     } catch (e) {
       setError(sendErrorText(e));
@@ -149,6 +155,12 @@ export function Composer(props: {
           >
             <Icon name="paperclip" />
           </button>
+          <PicturePicker
+            pictures={pictures}
+            onChange={setPictures}
+            onError={setError}
+            disabled={busy || props.disabled}
+          />
           <span className="composer-count" id={`${ids}-count`}>
             {body.length > 0
               ? `${body.length} chars · ${segments} ${segments === 1 ? 'segment' : 'segments'}`

@@ -1,8 +1,8 @@
-import type { Message, MessageMedia, MessageStatus } from '@switchboard/sdk';
-import { useState } from 'react';
+import type { Message, MessageStatus } from '@switchboard/sdk';
 import { describeFailure, formatClock, formatDateTime, formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
 import type { LiveData } from '../../lib/live-data.ts';
+import { MediaItem } from './MediaItem.tsx';
 
 const STATUS_TEXT: Record<MessageStatus, string> = {
   queued: 'Sending…',
@@ -10,30 +10,6 @@ const STATUS_TEXT: Record<MessageStatus, string> = {
   delivered: 'Delivered',
   failed: 'Failed',
 };
-
-function MediaItem(props: { media: MessageMedia }) {
-  const [broken, setBroken] = useState(false);
-  const name = decodeURIComponent(new URL(props.media.url).pathname.split('/').pop() || 'file');
-  if (props.media.contentType.startsWith('image/') && !broken) {
-    return (
-      <a href={props.media.url} target="_blank" rel="noreferrer" className="media-image">
-        <img
-          src={props.media.url}
-          alt={`Picture ${name}`}
-          loading="lazy"
-          onError={() => setBroken(true)}
-        />
-      </a>
-    );
-  }
-  return (
-    <a href={props.media.url} target="_blank" rel="noreferrer" className="media-file">
-      <Icon name="paperclip" size={16} />
-      <span>{name}</span>
-      <span className="media-type">{props.media.contentType}</span>
-    </a>
-  );
-}
 
 /** Per-participant delivery of a group message, folded into one line until opened. */
 function GroupStatuses(props: { message: Message; live: LiveData }) {
@@ -78,7 +54,7 @@ export function MessageBubble(props: { message: Message; live: LiveData; group: 
         {m.media.length > 0 && (
           <div className="bubble-media">
             {m.media.map((media) => (
-              <MediaItem key={media.url} media={media} />
+              <MediaItem key={media.url} media={media} sender={author} />
             ))}
           </div>
         )}
