@@ -25,7 +25,7 @@ import {
   listCarrierConnections,
   removeCarrierConnection,
 } from './cli/carriers.ts';
-import { startServer } from './server.ts';
+import { startServer, type RunningServer } from './server.ts';
 import { openStore, type Store } from './store/store.ts';
 
 const USAGE = `Usage: switchboard <command> [options]
@@ -144,10 +144,40 @@ function noKeyNote(config: Config): string {
 
 async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
+  // Listening for SIGTERM from the start: one that arrives while the server starts (voice's
+  // programs take a moment after the port answers) is kept and acted on once it has started,
+  // never left to kill the process with its children still running.
+  let server: RunningServer | null = null;
+  let signalled: string | null = null;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (!server) {
+      signalled ??= signal;
+      return;
+    }
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    // The bound is a promise to the operator (README, SWITCHBOARD_SHUTDOWN_TIMEOUT_MS): every
+    // answered change is already durable, so exiting at it loses nothing that was accepted.
+    setTimeout(() => {
+      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   const bootstrap = await withStore(config, (store) =>
     bootstrapDemo(store, { clock: systemClock }),
   );
-  const server = await startServer(config, logger, {
+  server = await startServer(config, logger, {
     // Nothing can be changed without the store thread: better a restart than a service
     // that answers every write with an error.
     onFatal: (error) => {
@@ -174,27 +204,7 @@ async function serve(config: Config): Promise<void> {
     );
   }
   logger.info({ url: server.url, engine: server.store.engine, voice: server.voice }, 'listening');
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    // The bound is a promise to the operator (README, SWITCHBOARD_SHUTDOWN_TIMEOUT_MS): every
-    // answered change is already durable, so exiting at it loses nothing that was accepted.
-    setTimeout(() => {
-      logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutMs).unref();
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (signalled) stop(signalled);
 }
 
 /** Authenticates `SWITCHBOARD_API_KEY` by the API's rules, worded for an operator. */

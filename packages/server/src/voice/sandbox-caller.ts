@@ -1,3 +1,4 @@
+import { diesWithParent } from './supervisor.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../lib/logger.ts';
 import { freeMediaPorts, freeVoicePort } from './ports.ts';
@@ -42,7 +43,7 @@ export function sandboxCaller(options: {
         ['-key', 'aor', call.aor, '-key', 'from', call.from, '-key', 'to', call.to],
         ['-key', 'token', options.controlToken],
       ].flat();
-      const child = spawn(options.sipp, args, { stdio: 'ignore' });
+      const child = spawn(...diesWithParent(options.sipp, args), { stdio: 'ignore' });
       running.add(child);
       const timer = setTimeout(() => child.kill('SIGKILL'), LONGEST_CALL_MS + 10_000);
       child.on('error', (error) => options.logger.error({ err: error }, 'sandbox caller failed'));

@@ -1,5 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Logger } from '../lib/logger.ts';
+
+/**
+ * util-linux's `setpriv --pdeathsig TERM` runs a program that the kernel signals when the
+ * process that started it dies: a `serve` killed with SIGKILL (or crashing) cannot stop its
+ * children itself, and without this they outlived it, holding their ports. TERM, not KILL, so
+ * Kamailio's main process still stops the processes it forked. Node cannot set it itself.
+ */
+const SETPRIV = '/usr/bin/setpriv';
+
+/** The command line that runs `command` so that it dies with this process, where it can. */
+export function diesWithParent(command: string, args: string[]): [string, string[]] {
+  if (process.platform !== 'linux' || !existsSync(SETPRIV)) return [command, args];
+  return [SETPRIV, ['--pdeathsig', 'TERM', '--', command, ...args]];
+}
 
 /** One supervised child program of the voice stack. */
 export interface Supervised {
@@ -42,7 +57,7 @@ export function supervise(
   };
 
   const start = () => {
-    const run = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = spawn(...diesWithParent(command, args), { stdio: ['ignore', 'pipe', 'pipe'] });
     child = run;
     run.stdout!.setEncoding('utf8').on('data', keep);
     run.stderr!.setEncoding('utf8').on('data', keep);

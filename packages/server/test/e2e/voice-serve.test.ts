@@ -1,6 +1,7 @@
 // `switchboard serve` runs the voice stack as supervised children when SWITCHBOARD_VOICE asks,
 // says so in its start banner, and stops them when it stops; with voice off, messaging alone.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { udpFree } from '../../src/voice/ports.ts';
@@ -15,6 +16,31 @@ async function banner(serve: ServeProcess): Promise<string> {
     await sleep(100);
   }
   assert.fail(`no voice line in the banner:\n${serve.stdout()}\n${serve.stderr()}`);
+}
+
+/** The processes whose parent is `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        // The parent is the fourth field, after the name in parentheses.
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function signIn(url: string, out: string): Promise<string> {
@@ -62,6 +88,37 @@ for (const engine of ENGINES) {
         assert.equal(run.code, 0, run.errors || run.output);
         assert.deepEqual(await server.stop(), { code: 0, signal: null });
         assert.ok(await udpFree('127.0.0.1', Number(sipPort)), 'Kamailio stopped with serve');
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test('a SIGTERM while voice is still starting stops serve cleanly, its programs with it', async () => {
+      // startServe returns once the port answers, before voice's programs are up.
+      const server = await serve('on');
+      try {
+        const programs = childrenOf(server.child.pid!);
+        assert.deepEqual(await server.stop(), { code: 0, signal: null });
+        for (let i = 0; i < 100 && programs.some(alive); i++) await sleep(100);
+        assert.deepEqual(programs.filter(alive), [], 'none outlives serve');
+      } finally {
+        await server.stop();
+      }
+    });
+
+    test('a serve killed with SIGKILL takes its voice programs with it', async () => {
+      const server = await serve('on');
+      try {
+        const out = await banner(server);
+        const [, sipPort] = /voice +on: SIP 127\.0\.0\.1:(\d+)/.exec(out) ?? [];
+        assert.ok(sipPort, out);
+        const programs = childrenOf(server.child.pid!);
+        assert.ok(programs.length >= 3, `Kamailio, rtpengine and the far end: ${programs}`);
+        server.child.kill('SIGKILL');
+        await server.exited;
+        for (let i = 0; i < 100 && programs.some(alive); i++) await sleep(100);
+        assert.deepEqual(programs.filter(alive), [], 'none outlives serve');
+        assert.ok(await udpFree('127.0.0.1', Number(sipPort)), 'its SIP port is free again');
       } finally {
         await server.stop();
       }

@@ -146,7 +146,9 @@ export async function startServe(
 ): Promise<ServeProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
-    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
+    // Voice's programs only where a suite asks for them (SWITCHBOARD_VOICE=on): each serve
+    // would otherwise start a Kamailio, an rtpengine and a far end wherever they are installed.
+    env: childEnv({ SWITCHBOARD_VOICE: 'off', ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -2,7 +2,7 @@
 // is ready as soon as it runs; the provider's 429 pauses its sends for the time the provider
 // asks (the submissions wait without spending an attempt); receipts and inbound texts come
 // by HTTP callbacks (http/routes/carrier-callbacks.ts), not through the adapter.
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { CarrierUnavailable, type Submission, type SubmitResult } from '../carrier.ts';
 import type { AdapterState, ConnectionAdapter } from '../live/live-carrier.ts';
 
@@ -50,17 +50,29 @@ export interface ApiClient {
   close(): Promise<void>;
 }
 
+/**
+ * undici is loaded with the first request, not with this module: the store thread, which
+ * runs every carrier, loads it only when an HTTP connection sends (thread-modules.test.ts).
+ */
+const undici = () => import('undici');
+
 export function apiClient(): ApiClient {
-  const agent = new Agent({
-    headersTimeout: REQUEST_TIMEOUT_MS,
-    bodyTimeout: REQUEST_TIMEOUT_MS,
-    connections: 32,
-  });
+  let agent: Promise<Agent> | null = null;
+  const agentOf = () =>
+    (agent ??= undici().then(
+      ({ Agent }) =>
+        new Agent({
+          headersTimeout: REQUEST_TIMEOUT_MS,
+          bodyTimeout: REQUEST_TIMEOUT_MS,
+          connections: 32,
+        }),
+    ));
   return {
     async post(url, headers, body, contentType) {
+      const { request } = await undici();
       const answer = await request(url, {
         method: 'POST',
-        dispatcher: agent,
+        dispatcher: await agentOf(),
         headers: { ...headers, 'content-type': contentType, accept: 'application/json' },
         body,
       });
@@ -73,7 +85,9 @@ export function apiClient(): ApiClient {
       }
       return { status: answer.statusCode, headers: answer.headers, body: parsed };
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (agent) await (await agent).close();
+    },
   };
 }
 

@@ -2,7 +2,7 @@
 // webhook SSRF guard (private addresses refused unless SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE=1),
 // with the provider's credentials on its own origin only (Twilio answers with a redirect to
 // its CDN), and never more than 5 MB read.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { bareContentType, MAX_MEDIA_BYTES, mediaRefusal } from '../../domain/media-store.ts';
 
 export type Fetched =
@@ -15,6 +15,9 @@ export async function fetchMedia(
   url: string,
   options: { dispatcher: Dispatcher; authorization?: string | undefined },
 ): Promise<Fetched> {
+  // Loaded with the first medium, not at start: the HTTP thread keeps to the parts of undici
+  // its webhook deliveries use until an MMS arrives (thread-modules.test.ts).
+  const { request } = await import('undici');
   let at = new URL(url);
   const origin = at.origin;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
