@@ -10,6 +10,7 @@ import { webhookDispatcher } from '../../delivery/guarded-dispatcher.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { ingestMedia } from '../media/ingest-media.ts';
 import { findCallbackConnection } from '../../queries/carriers.ts';
+import { inboundRef, receivedAlready } from '../../queries/inbound-refs.ts';
 
 const PROVIDERS: Record<string, ProviderCallback<never>> = {
   twilio: twilioCallback as ProviderCallback<never>,
@@ -73,7 +74,10 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
           }
         }
         const inbound = verified.inbound(kind);
-        if (inbound) {
+        const carrierRef = inbound ? inboundRef(row.id, inbound.providerId) : undefined;
+        // A text the provider posts again is answered as before, without fetching its media again.
+        if (inbound && !(carrierRef && (await receivedAlready(store.db, carrierRef)))) {
+          const { providerId: _, ...text } = inbound;
           const media =
             inbound.mediaUrls.length === 0
               ? []
@@ -84,7 +88,7 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
                   provider.mediaAuthorization(secret, settings),
                 );
           await changes.run('receiveMessage', {
-            input: { ...inbound, mediaUrls: [], media },
+            input: { ...text, mediaUrls: [], media, carrierRef },
             accountId: row.account_id,
           });
         }
