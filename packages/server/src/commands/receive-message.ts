@@ -32,6 +32,7 @@ import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation } from './conversations.ts';
 import { recordEvent } from './record-event.ts';
 import { sendMessage } from './send-message.ts';
+import { keepMedia, type MediumToKeep } from './store-media.ts';
 import { scoped } from '../store/scope.ts';
 
 /** A text arriving from the network for one of an account's numbers. */
@@ -46,6 +47,8 @@ export interface ReceiveMessageInput {
    * of `mediaUrls`: set by the transports that fetch them (http/media/ingest-media.ts).
    */
   media?: MediaItem[] | undefined;
+  /** The bytes of the kept items of `media`, stored with the text (http/media/ingest-media.ts). */
+  keep?: MediumToKeep[] | undefined;
   /** A group reply names its group (MMS group headers; the sandbox trigger may pass it). */
   conversationId?: string | undefined;
   /**
@@ -121,6 +124,7 @@ export async function receiveMessage(
     return receivedBefore(tx, input.carrierRef);
   }
   const conversation = await resolveConversation(tx, actor, input, now);
+  if (input.keep) await keepMedia(tx, actor.accountId, input.keep, now);
   const contact = await findNewestContactByPhone(scoped(tx.db, actor), input.from);
   const row = {
     id,

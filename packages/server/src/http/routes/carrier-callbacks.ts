@@ -78,17 +78,13 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
         // A text the provider posts again is answered as before, without fetching its media again.
         if (inbound && !(carrierRef && (await receivedAlready(store.db, carrierRef)))) {
           const { providerId: _, ...text } = inbound;
-          const media =
-            inbound.mediaUrls.length === 0
-              ? []
-              : await ingestMedia(
-                  { changes, secrets, config, clock, dispatcher },
-                  row.account_id,
-                  inbound.mediaUrls,
-                  provider.mediaAuthorization(secret, settings),
-                );
+          const { media, keep } = await ingestMedia(
+            { secrets, config, clock, dispatcher },
+            inbound.mediaUrls,
+            provider.mediaAuthorization(secret, settings),
+          );
           await changes.run('receiveMessage', {
-            input: { ...text, mediaUrls: [], media, carrierRef },
+            input: { ...text, mediaUrls: [], media, keep, carrierRef },
             accountId: row.account_id,
           });
         }
