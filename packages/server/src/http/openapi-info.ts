@@ -42,6 +42,11 @@ const TAGS: Json[] = [
       'Endpoints that receive signed events, their secrets and their delivery logs, and redelivery on request.',
   },
   {
+    name: 'Media',
+    description:
+      'Media of inbound MMS kept by the service, on signed, expiring links that need no API key.',
+  },
+  {
     name: 'Sandbox',
     description:
       'Test keys only: make the sandbox carrier report an inbound text or a call, as a real carrier would.',

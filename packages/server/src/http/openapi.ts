@@ -51,6 +51,21 @@ function traitsOf(route: CollectedRoute): OperationTraits {
   };
 }
 
+/**
+ * A success's `content`: JSON, or the content types of a response that is not (a medium), as
+ * Fastify takes them (`{content: {type: {schema}}}`).
+ */
+function contentOf(body: Json, components: Json): Json {
+  const content = body.content as Record<string, { schema: Json }> | undefined;
+  if (!content) return { 'application/json': { schema: hoistNamed(body, components) } };
+  return Object.fromEntries(
+    Object.entries(content).map(([type, part]) => [
+      type,
+      { schema: hoistNamed(part.schema, components) },
+    ]),
+  );
+}
+
 /** One operation: its parameters, body, and every status it can answer. */
 function describeOperation(route: CollectedRoute, components: Json): Json {
   const schema = route.schema as RouteSchema & Json;
@@ -73,7 +88,7 @@ function describeOperation(route: CollectedRoute, components: Json): Json {
           {
             description: STATUS_TEXT[status] ?? 'Success',
             headers: successHeaders(route.method),
-            content: { 'application/json': { schema: hoistNamed(body, components) } },
+            content: contentOf(body as Json, components),
           },
         ]),
       ),

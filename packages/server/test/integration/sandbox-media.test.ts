@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
+import { ApiClient } from '../support/http.ts';
 import { eventsOf } from '../support/messaging.ts';
 import { PNG, startMediaHost, type MediaHost } from '../support/media-host.ts';
 import { freePort } from '../support/processes.ts';
@@ -59,6 +60,11 @@ for (const engine of ENGINES) {
       assert.equal(served.status, 200);
       assert.equal(served.headers.get('content-type'), 'image/png');
       assert.deepEqual(Buffer.from(await served.arrayBuffer()), PNG);
+      // Without a key, through the client that holds every answer to the API description.
+      const link = new URL(item!.url);
+      const keyless = new ApiClient(app.url, null);
+      assert.equal((await keyless.get(link.pathname + link.search)).status, 200);
+      assert.equal((await keyless.get(`${link.pathname}?token=altered`)).status, 404);
       const [event] = (
         await eventsOf(app.store.db, account.accountId, 'test', 'message.received')
       ).filter((e) => e.data.id === res.body.id);

@@ -124,7 +124,15 @@ export class Contract {
     if (method === 'HEAD') return;
     const json = node.content?.['application/json'];
     if (!json) {
-      if (response.text !== '') fail(`a body the document does not describe for ${key}`);
+      const types = Object.keys(node.content ?? {});
+      // A body that is not JSON (a medium): its type must be one the document lists.
+      const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+      if (types.length > 0 && !types.includes(type)) {
+        fail(`a ${type || 'untyped'} body, where ${key} lists ${types.join(', ')}`);
+      }
+      if (types.length === 0 && response.text !== '') {
+        fail(`a body the document does not describe for ${key}`);
+      }
       return;
     }
     const error = this.validate(
