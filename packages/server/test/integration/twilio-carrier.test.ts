@@ -7,6 +7,7 @@ import { createEmulator, type Emulator } from 'emulate';
 import twilio from 'twilio';
 import { addNumber } from '../../src/commands/add-number.ts';
 import { addCarrierConnection, listCarrierConnections } from '../../src/cli/carriers.ts';
+import { postChecked } from '../support/contract.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { eventsOf, waitFor, waitForStatus } from '../support/messaging.ts';
@@ -113,8 +114,7 @@ const send = async (r: Rig, body: Record<string, unknown>) => {
 /** A callback signed with Twilio's own library, as Twilio signs it. */
 async function postSigned(url: string, params: Record<string, string>, token = TOKEN) {
   const signature = twilio.getExpectedTwilioSignature(token, url, params);
-  return fetch(url, {
-    method: 'POST',
+  return postChecked(url, {
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       'x-twilio-signature': signature,

@@ -9,6 +9,7 @@ import { twilioCallback } from '../../carriers/twilio/twilio-webhook.ts';
 import { webhookDispatcher } from '../../delivery/guarded-dispatcher.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { ingestMedia } from '../media/ingest-media.ts';
+import { CALLBACK_SCHEMAS } from '../schemas/carrier-callbacks.ts';
 import { findCallbackConnection } from '../../queries/carriers.ts';
 import { inboundRef, receivedAlready } from '../../queries/inbound-refs.ts';
 
@@ -45,7 +46,7 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
   for (const kind of ['status', 'inbound'] as const) {
     app.post<{ Params: { id: string } }>(
       `/carriers/:id/${kind}`,
-      { config: { public: true, providerBody: true } },
+      { config: { public: true, providerBody: true }, schema: CALLBACK_SCHEMAS[kind] },
       async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
         const row = await findCallbackConnection(store.db, request.params.id);
         const provider = row ? PROVIDERS[row.type] : undefined;
