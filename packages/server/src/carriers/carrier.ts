@@ -86,6 +86,8 @@ export interface InboundText {
   to: string;
   body: string;
   mediaUrls: string[];
+  /** The provider's id of the text (Twilio's MessageSid, Telnyx's message id), when it has one. */
+  providerId?: string | undefined;
 }
 
 /**

@@ -23,7 +23,8 @@ import {
   touchConversation,
   type ConversationRow,
 } from '../store/repos/conversations.ts';
-import { insertMessage } from '../store/repos/messages.ts';
+import { claimInboundRef, findInboundRef } from '../store/repos/inbound-refs.ts';
+import { findMessagesByIds, insertMessage } from '../store/repos/messages.ts';
 import { addOptOut, removeOptOut } from '../store/repos/opt-outs.ts';
 import { findPhoneNumber } from '../store/repos/phone-numbers.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
@@ -31,6 +32,7 @@ import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation } from './conversations.ts';
 import { recordEvent } from './record-event.ts';
 import { sendMessage } from './send-message.ts';
+import { keepMedia, type MediumToKeep } from './store-media.ts';
 import { scoped } from '../store/scope.ts';
 
 /** A text arriving from the network for one of an account's numbers. */
@@ -45,8 +47,15 @@ export interface ReceiveMessageInput {
    * of `mediaUrls`: set by the transports that fetch them (http/media/ingest-media.ts).
    */
   media?: MediaItem[] | undefined;
+  /** The bytes of the kept items of `media`, stored with the text (http/media/ingest-media.ts). */
+  keep?: MediumToKeep[] | undefined;
   /** A group reply names its group (MMS group headers; the sandbox trigger may pass it). */
   conversationId?: string | undefined;
+  /**
+   * `connection id/provider id` of a text from an HTTP carrier: a provider that posts it again
+   * gets the message first received, and nothing changes.
+   */
+  carrierRef?: string | undefined;
 }
 
 /** Attribution of the platform's own replies in the inbox. */
@@ -107,10 +116,18 @@ export async function receiveMessage(
   }
   const actor: Actor = { accountId: number.account_id, mode: input.mode };
   const now = deps.clock.now();
+  const id = newId('msg', now);
+  if (
+    input.carrierRef !== undefined &&
+    !(await claimInboundRef(tx.db, input.carrierRef, id, now))
+  ) {
+    return receivedBefore(tx, input.carrierRef);
+  }
   const conversation = await resolveConversation(tx, actor, input, now);
+  if (input.keep) await keepMedia(tx, actor.accountId, input.keep, now);
   const contact = await findNewestContactByPhone(scoped(tx.db, actor), input.from);
   const row = {
-    id: newId('msg', now),
+    id,
     account_id: actor.accountId,
     mode: actor.mode,
     conversation_id: conversation.id,
@@ -137,6 +154,14 @@ export async function receiveMessage(
   tx.publish('message.created', { ...scopeOf(actor), message, contactName: contact?.name ?? null });
   await applyKeyword(tx, actor, input, body, deps);
   return message;
+}
+
+/** The message a provider's repeated text was first received as. */
+async function receivedBefore(tx: WriteTx, carrierRef: string): Promise<MessageView> {
+  const id = await findInboundRef(tx.db, carrierRef);
+  const [row] = id === undefined ? [] : await findMessagesByIds(tx.db, [id]);
+  if (!row) throw new Error(`The message received as ${carrierRef} is gone.`);
+  return presentMessage(row);
 }
 
 /** A done conversation opens again when its customer writes (docs/behaviour.md#team-workflow). */

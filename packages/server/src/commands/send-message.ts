@@ -9,7 +9,7 @@ import {
   checkRecipients,
   requireE164,
 } from '../domain/message-rules.ts';
-import { presentMessage, type MessageView } from '../presenters/message.ts';
+import { presentMessage, type MediaView, type MessageView } from '../presenters/message.ts';
 import {
   deactivateParticipants,
   findConversation,
@@ -30,6 +30,7 @@ import { scopeOf, type Actor, type CommandDeps } from './context.ts';
 import { findOrCreateDirectConversation, createGroupConversation } from './conversations.ts';
 import { scoped } from '../store/scope.ts';
 import { requireMediaRoute } from './media-route.ts';
+import { outboundMedia } from './outbound-media.ts';
 
 /** Input of `POST /v1/messages` (spec 2.2). */
 export interface SendMessageInput {
@@ -162,6 +163,8 @@ export interface OutboundFields {
   isGroup: boolean;
   body: string;
   mediaUrls: string[];
+  /** The media as listed, when known better than by extension (outbound-media.ts). */
+  media?: MediaView[] | undefined;
   segments: number;
   senderName: string | null;
   /** The platform's reply to a keyword, which no opt-out blocks (sendMessage's bypassOptOut). */
@@ -198,7 +201,7 @@ export function outboundRows(f: OutboundFields): {
     is_group: f.isGroup ? 1 : 0,
     body: f.body,
     media_json: JSON.stringify(
-      f.mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) })),
+      f.media ?? f.mediaUrls.map((url) => ({ url, contentType: mediaContentType(url) })),
     ),
     segments: f.segments,
     status: 'queued',
@@ -285,6 +288,7 @@ export async function sendMessage(
     isGroup,
     body: input.body ?? '',
     mediaUrls,
+    media: mediaUrls.length > 0 ? await outboundMedia(tx, actor.accountId, mediaUrls) : undefined,
     segments,
     senderName: input.senderName?.trim() || null,
     autoReply,

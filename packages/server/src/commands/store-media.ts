@@ -11,6 +11,13 @@ export interface StoreMediaInput {
   items: { contentType: string; data: string }[];
 }
 
+/** A fetched item to keep under the id its signed link already names. */
+export interface MediumToKeep {
+  id: string;
+  contentType: string;
+  data: string;
+}
+
 /**
  * Keeps the media of an inbound MMS in the database (docs/behaviour.md#media), each checked
  * again (type, 5 MB); answers their ids, in order.
@@ -21,13 +28,25 @@ export async function storeMedia(
   deps: CommandDeps,
 ): Promise<{ ids: string[] }> {
   const now = deps.clock.now();
-  const rows = input.items.map((item, index) => {
+  const items = input.items.map((item) => ({ ...item, id: newId('med', now) }));
+  await keepMedia(tx, input.accountId, items, now);
+  return { ids: items.map((i) => i.id) };
+}
+
+/** Stores items in the transaction of the text they came with, so neither is kept alone. */
+export async function keepMedia(
+  tx: WriteTx,
+  accountId: string,
+  items: readonly MediumToKeep[],
+  now: number,
+): Promise<void> {
+  const rows = items.map((item, index) => {
     const size = Buffer.byteLength(item.data, 'base64');
     const refusal = mediaRefusal(item.contentType, size);
     if (refusal) throw validationError(`items[${index}]`, refusal);
     return {
-      id: newId('med', now),
-      account_id: input.accountId,
+      id: item.id,
+      account_id: accountId,
       content_type: item.contentType,
       size,
       data: item.data,
@@ -35,5 +54,4 @@ export async function storeMedia(
     };
   });
   await insertMedia(tx.db, rows);
-  return { ids: rows.map((r) => r.id) };
 }

@@ -5,7 +5,8 @@
 /** The most one item may weigh. */
 export const MAX_MEDIA_BYTES = 5 * 1024 * 1024;
 
-const KEPT_TYPES = new Set([
+/** The kinds kept: what handsets send. */
+export const KEPT_TYPES: ReadonlySet<string> = new Set([
   'image/jpeg',
   'image/png',
   'image/gif',

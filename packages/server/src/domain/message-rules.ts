@@ -20,14 +20,18 @@ export function requireE164(value: string, param: string): void {
  * Checks `mediaUrls`: at most ten, each an absolute `https://` URL the carrier
  * can fetch. Returns the list (empty when absent).
  */
-export function checkMediaUrls(mediaUrls: string[] | undefined): string[] {
+export function checkMediaUrls(
+  mediaUrls: string[] | undefined,
+  { allowHttp = false }: { allowHttp?: boolean } = {},
+): string[] {
   const urls = mediaUrls ?? [];
   if (urls.length > MAX_MEDIA_URLS) {
     throw validationError('mediaUrls', `mediaUrls may hold at most ${MAX_MEDIA_URLS} URLs.`);
   }
   urls.forEach((url, i) => {
     const parsed = URL.canParse(url) ? new URL(url) : null;
-    if (!parsed || parsed.protocol !== 'https:' || !parsed.hostname) {
+    const http = parsed?.protocol === 'https:' || (allowHttp && parsed?.protocol === 'http:');
+    if (!parsed || !http || !parsed.hostname) {
       throw validationError(`mediaUrls[${i}]`, `mediaUrls[${i}] must be an https:// URL.`);
     }
   });

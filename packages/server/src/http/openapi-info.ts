@@ -42,6 +42,16 @@ const TAGS: Json[] = [
       'Endpoints that receive signed events, their secrets and their delivery logs, and redelivery on request.',
   },
   {
+    name: 'Media',
+    description:
+      'Media of inbound MMS kept by the service, on signed, expiring links that need no API key.',
+  },
+  {
+    name: 'Carrier callbacks',
+    description:
+      "What a Twilio or Telnyx connection's provider posts: statuses of sent messages and inbound texts, verified by the provider's signature instead of an API key.",
+  },
+  {
     name: 'Sandbox',
     description:
       'Test keys only: make the sandbox carrier report an inbound text or a call, as a real carrier would.',

@@ -30,6 +30,11 @@ const FAILURES: Record<string, { name: string; description: string; headers?: Js
       '`unauthorized`: the API key is missing, malformed, unknown or revoked. Checked before anything else, so an unknown route answers this too.',
     headers: { 'WWW-Authenticate': ref('headers', 'WwwAuthenticate') },
   },
+  '403': {
+    name: 'Forbidden',
+    description:
+      "`unauthorized`: a provider's callback whose signature does not verify with its connection (Twilio's `X-Twilio-Signature`; Telnyx's Ed25519 signature, or a timestamp over 300 s old). Nothing changed.",
+  },
   '404': {
     name: 'NotFound',
     description:
@@ -70,7 +75,8 @@ const FAILURES: Record<string, { name: string; description: string; headers?: Js
 
 /** The error statuses an operation can answer, in order. */
 export function errorStatuses(op: OperationTraits): string[] {
-  const post = op.method === 'POST';
+  // A public POST (a provider's callback) takes no Idempotency-Key.
+  const post = op.method === 'POST' && !op.isPublic;
   const statuses = new Set(['400', '500', '503', ...op.declared]);
   if (!op.isPublic) ['401', '429'].forEach((s) => statuses.add(s));
   if (op.hasPathParams) statuses.add('404');
@@ -92,11 +98,11 @@ export function errorResponses(op: OperationTraits): Json {
   );
 }
 
-/** The headers of a successful answer: its request id, and for a POST the replay marker. */
-export function successHeaders(method: string): Json {
+/** The headers of a successful answer: its request id, and for a key's POST the replay marker. */
+export function successHeaders(idempotent: boolean): Json {
   return {
     'request-id': ref('headers', 'RequestId'),
-    ...(method === 'POST' ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
+    ...(idempotent ? { 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') } : {}),
   };
 }
 

@@ -31,6 +31,8 @@ interface RouteSchema {
   params?: { properties?: Json };
   querystring?: { properties?: Json };
   body?: { properties?: Json; required?: string[] };
+  /** A body the route reads as sent, not as JSON it validates (a provider's callback), by type. */
+  rawBody?: Record<string, { schema: Json }>;
   response?: Json;
 }
 
@@ -44,17 +46,33 @@ function traitsOf(route: CollectedRoute): OperationTraits {
     hasInput: [schema.params, schema.querystring, schema.body].some(
       (part) => Object.keys(part?.properties ?? {}).length > 0,
     ),
-    hasBody: schema.body !== undefined,
+    hasBody: schema.body !== undefined || schema.rawBody !== undefined,
     isPublic: route.isPublic,
     // A range such as `4xx` only gives errors their serializer; each status is listed here.
     declared: response.filter((status) => /^[45]\d\d$/.test(status)),
   };
 }
 
+/**
+ * A success's `content`: JSON, or the content types of a response that is not (a medium), as
+ * Fastify takes them (`{content: {type: {schema}}}`).
+ */
+function contentOf(body: Json, components: Json): Json {
+  const content = body.content as Record<string, { schema: Json }> | undefined;
+  if (!content) return { 'application/json': { schema: hoistNamed(body, components) } };
+  return Object.fromEntries(
+    Object.entries(content).map(([type, part]) => [
+      type,
+      { schema: hoistNamed(part.schema, components) },
+    ]),
+  );
+}
+
 /** One operation: its parameters, body, and every status it can answer. */
 function describeOperation(route: CollectedRoute, components: Json): Json {
   const schema = route.schema as RouteSchema & Json;
-  const post = route.method === 'POST';
+  // Only a key's POSTs take an Idempotency-Key: the service keeps answers per key.
+  const post = route.method === 'POST' && !route.isPublic;
   const successes = Object.entries(schema.response ?? {}).filter(([s]) => /^[23]\d\d$/.test(s));
   const operation: Json = {
     operationId: schema.operationId,
@@ -72,8 +90,8 @@ function describeOperation(route: CollectedRoute, components: Json): Json {
           status,
           {
             description: STATUS_TEXT[status] ?? 'Success',
-            headers: successHeaders(route.method),
-            content: { 'application/json': { schema: hoistNamed(body, components) } },
+            headers: successHeaders(post),
+            content: contentOf(body as Json, components),
           },
         ]),
       ),
@@ -87,6 +105,12 @@ function describeOperation(route: CollectedRoute, components: Json): Json {
     operation.requestBody = {
       required: (body.required?.length ?? 0) > 0,
       content: { 'application/json': { schema: hoistNamed(body, components) } },
+    };
+  }
+  if (schema.rawBody) {
+    operation.requestBody = {
+      required: true,
+      content: contentOf({ content: schema.rawBody }, components),
     };
   }
   if (route.isPublic) operation.security = [];

@@ -1,4 +1,6 @@
+import { HTTP_CARRIER_TYPES, type CarrierType } from '../domain/carrier-settings.ts';
 import { presentTeammate } from '../presenters/teammate.ts';
+import { listCarrierConnections } from '../store/repos/carrier-connections.ts';
 import type { Mode } from '../domain/modes.ts';
 import { isoTime } from '../presenters/time.ts';
 import { findAccount } from '../store/repos/accounts.ts';
@@ -44,10 +46,11 @@ export async function listTeam(scope: AccountScope) {
 
 /** The account as the softphone shows it: its name, HELP reply and numbers in both modes. */
 export async function describeAccount(scope: AccountScope) {
-  const [account, test, live] = await Promise.all([
+  const [account, test, live, connections] = await Promise.all([
     findAccount(scope.db, scope.accountId),
     listPhoneNumbers(scoped(scope.db, { accountId: scope.accountId, mode: 'test' })),
     listPhoneNumbers(scoped(scope.db, { accountId: scope.accountId, mode: 'live' })),
+    listCarrierConnections(scope),
   ]);
   return {
     account: {
@@ -56,5 +59,23 @@ export async function describeAccount(scope: AccountScope) {
       helpReply: account?.help_reply ?? null,
     },
     numbers: { test: test.map((n) => n.phone), live: live.map((n) => n.phone) },
+    textOnly: textOnlyLines(live, connections),
   };
+}
+
+/**
+ * The live numbers whose route carries no media (SMPP), where the softphone offers no picture:
+ * a number's own connection, else the account's first, as `findLiveRoute` routes it. Test
+ * numbers (the sandbox) all carry media.
+ */
+function textOnlyLines(
+  live: readonly { phone: string; carrier_id: string | null }[],
+  connections: readonly { id: string; type: CarrierType }[],
+): string[] {
+  return live
+    .filter((n) => {
+      const route = connections.find((c) => c.id === n.carrier_id) ?? connections[0];
+      return route !== undefined && !HTTP_CARRIER_TYPES.includes(route.type);
+    })
+    .map((n) => n.phone);
 }

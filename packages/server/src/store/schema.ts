@@ -264,6 +264,13 @@ export interface MediaTable {
   created_at: number;
 }
 
+/** The provider's id of a text received through an HTTP carrier (migration 031). */
+export interface InboundRefsTable {
+  ref: string;
+  message_id: string;
+  created_at: number;
+}
+
 export interface CarrierPartsTable {
   part_ref: string;
   carrier_ref: string;
@@ -348,6 +355,7 @@ export interface DB {
   carrier_parts: CarrierPartsTable;
   carrier_inbound_parts: CarrierInboundPartsTable;
   media: MediaTable;
+  inbound_refs: InboundRefsTable;
   carrier_connections: CarrierConnectionsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;

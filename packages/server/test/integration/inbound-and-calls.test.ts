@@ -47,30 +47,10 @@ for (const engine of ENGINES) {
       assert.deepEqual(fetched.body, m);
     });
 
-    test('mediaUrls arrive as media [{url, contentType}], typed by extension', async () => {
-      const res = await inbound({
-        from: phone(),
-        mediaUrls: [
-          'https://cdn.example.com/photo.jpg',
-          'https://cdn.example.com/pic.PNG?size=large',
-          'https://cdn.example.com/card.vcf',
-          'https://cdn.example.com/blob',
-        ],
-      });
-      assert.equal(res.body.body, '');
-      assert.deepEqual(res.body.media, [
-        { url: 'https://cdn.example.com/photo.jpg', contentType: 'image/jpeg' },
-        { url: 'https://cdn.example.com/pic.PNG?size=large', contentType: 'image/png' },
-        { url: 'https://cdn.example.com/card.vcf', contentType: 'text/vcard' },
-        { url: 'https://cdn.example.com/blob', contentType: 'application/octet-stream' },
-      ]);
-    });
-
     test('an inbound text records exactly one message.received carrying the message', async () => {
       const res = await inbound({
         from: phone(),
         body: 'photo attached',
-        mediaUrls: ['https://cdn.example.com/a.gif'],
       });
       const events = (
         await eventsOf(t.store.db, acct.accountId, 'test', 'message.received')
@@ -79,9 +59,6 @@ for (const engine of ENGINES) {
       assert.match(events[0]!.id, /^evt_/);
       assert.deepEqual(events[0]!.data, res.body);
       assert.equal(events[0]!.data.conversationId, res.body.conversationId);
-      assert.deepEqual(events[0]!.data.media, [
-        { url: 'https://cdn.example.com/a.gif', contentType: 'image/gif' },
-      ]);
     });
 
     test('a reply from a one-to-one recipient lands in the conversation of the outbound message', async () => {

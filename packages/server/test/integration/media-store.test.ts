@@ -3,8 +3,6 @@
 // are 404; items too large or of a refused type are listed as not kept, with why; media
 // follow the retention period. Through Telnyx and Twilio callbacks, on both engines.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import twilio from 'twilio';
 import { addCarrierConnection } from '../../src/cli/carriers.ts';
@@ -16,6 +14,7 @@ import { RetentionSweep } from '../../src/workers/retention-sweep.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { eventsOf, waitFor } from '../support/messaging.ts';
+import { PNG, startMediaHost, type MediaHost } from '../support/media-host.ts';
 import { freePort } from '../support/processes.ts';
 import { startTelnyxApi, type TelnyxApi } from '../support/telnyx-api.ts';
 
@@ -24,43 +23,11 @@ const TWILIO_LINE = '+15559870002';
 const HANDSET = '+14155550177';
 const SID = `AC${'7'.repeat(32)}`;
 const TOKEN = 'twilio-media-token';
-/** The 1x1 PNG a handset might send. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
-const BIG = Buffer.alloc(5 * 1024 * 1024 + 1, 0xff);
-
-/** Where a provider keeps media: Twilio's ask for the account's credentials and redirect to a CDN. */
-async function startMediaHost(): Promise<{ url: string; server: Server; auths: string[] }> {
-  const auths: string[] = [];
-  const basic = `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`;
-  const server = createServer((req, res) => {
-    if (req.url === '/small.png')
-      return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-    if (req.url === '/big.jpg')
-      return res.writeHead(200, { 'content-type': 'image/jpeg' }).end(BIG);
-    if (req.url === '/page.html') {
-      return res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not a picture</p>');
-    }
-    if (req.url === '/twilio/ME1') {
-      auths.push(req.headers.authorization ?? '');
-      if (req.headers.authorization !== basic) return res.writeHead(401).end();
-      return res.writeHead(307, { location: '/cdn/ME1.png' }).end();
-    }
-    if (req.url === '/cdn/ME1.png')
-      return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, auths };
-}
-
 interface Rig {
   app: TestApp;
   account: TestAccount;
   telnyx: TelnyxApi;
-  host: Awaited<ReturnType<typeof startMediaHost>>;
+  host: MediaHost;
   telnyxInbound: string;
   twilioInbound: string;
 }
@@ -68,7 +35,7 @@ interface Rig {
 async function rig(engine: (typeof ENGINES)[number]): Promise<Rig> {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  const [telnyx, host] = await Promise.all([startTelnyxApi(), startMediaHost()]);
+  const [telnyx, host] = await Promise.all([startTelnyxApi(), startMediaHost(SID, TOKEN)]);
   const app = await startTestApp(engine, {
     port,
     // The media host is on 127.0.0.1, which the SSRF guard refuses otherwise.

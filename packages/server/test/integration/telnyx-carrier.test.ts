@@ -159,6 +159,56 @@ for (const engine of ENGINES) {
       assert.equal(event.data.from, HANDSET);
     });
 
+    test('a message.received Telnyx posts again (same id) is received once, even twice at once; repeats answer 200 and change nothing', async () => {
+      const payload = {
+        id: '7d2f8b1e-0c4a-4e59-9a61-3b5f2c8d9e70',
+        direction: 'inbound',
+        from: { phone_number: HANDSET },
+        to: [{ phone_number: LINE, status: 'webhook_delivered' }],
+        text: 'Said once on Telnyx',
+        media: [],
+      };
+      // Two at once pass the route's look-up together: the unique key decides between them.
+      const answers = await Promise.all([
+        r.telnyx.post(r.inboundUrl, 'message.received', payload),
+        r.telnyx.post(r.inboundUrl, 'message.received', payload),
+      ]);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200],
+      );
+      assert.equal((await r.telnyx.post(r.inboundUrl, 'message.received', payload)).status, 200);
+      const received = await eventsOf(
+        r.app.store.db,
+        r.account.accountId,
+        'live',
+        'message.received',
+      );
+      assert.equal(received.filter((e) => e.data.body === 'Said once on Telnyx').length, 1);
+      const rows = await r.app.store.db
+        .selectFrom('messages')
+        .select('id')
+        .where('body', '=', 'Said once on Telnyx')
+        .execute();
+      assert.equal(rows.length, 1);
+    });
+
+    test('a message.finalized Telnyx posts again answers 200 and records message.delivered once', async () => {
+      const sent = await send(r, { body: 'Finalized once' });
+      const id = await telnyxIdOf(r, 'Finalized once');
+      const finalized = outbound(id, 'delivered');
+      assert.equal((await r.telnyx.post(r.statusUrl, 'message.finalized', finalized)).status, 200);
+      assert.equal((await r.telnyx.post(r.statusUrl, 'message.finalized', finalized)).status, 200);
+      await waitForStatus(r.account.live, sent.id, 'delivered', { timeoutMs: 10_000 });
+      const delivered = await eventsOf(
+        r.app.store.db,
+        r.account.accountId,
+        'live',
+        'message.delivered',
+      );
+      assert.equal(delivered.filter((e) => e.data.id === sent.id).length, 1);
+    });
+
     test('a webhook signed by another key, or stale past the tolerance, gets 403 and changes nothing', async () => {
       const sent = await send(r, { body: 'Guarded' });
       const id = await telnyxIdOf(r, 'Guarded');

@@ -7,6 +7,7 @@ import { createEmulator, type Emulator } from 'emulate';
 import twilio from 'twilio';
 import { addNumber } from '../../src/commands/add-number.ts';
 import { addCarrierConnection, listCarrierConnections } from '../../src/cli/carriers.ts';
+import { postChecked } from '../support/contract.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { eventsOf, waitFor, waitForStatus } from '../support/messaging.ts';
@@ -113,8 +114,7 @@ const send = async (r: Rig, body: Record<string, unknown>) => {
 /** A callback signed with Twilio's own library, as Twilio signs it. */
 async function postSigned(url: string, params: Record<string, string>, token = TOKEN) {
   const signature = twilio.getExpectedTwilioSignature(token, url, params);
-  return fetch(url, {
-    method: 'POST',
+  return postChecked(url, {
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       'x-twilio-signature': signature,
@@ -297,6 +297,57 @@ for (const engine of ENGINES) {
         'message.received',
       );
       assert.ok(!received.some((e) => e.data.body === 'forged'));
+    });
+
+    test('an inbound text Twilio posts again (same MessageSid) is received once; the repeat answers 200 and changes nothing', async () => {
+      const params = {
+        AccountSid: SID,
+        MessageSid: 'SM5c1d0f0e2a3b4c5d6e7f8a9b0c1d2e3f',
+        From: HANDSET,
+        To: LINE,
+        Body: 'Said once',
+        NumMedia: '0',
+      };
+      assert.equal((await postSigned(r.inboundUrl, params)).status, 200);
+      const repeat = await postSigned(r.inboundUrl, params);
+      assert.equal(repeat.status, 200);
+      assert.match(await repeat.text(), /<Response\/>/);
+      const received = await eventsOf(
+        r.app.store.db,
+        r.account.accountId,
+        'live',
+        'message.received',
+      );
+      assert.equal(received.filter((e) => e.data.body === 'Said once').length, 1);
+      const rows = await r.app.store.db
+        .selectFrom('messages')
+        .select('id')
+        .where('body', '=', 'Said once')
+        .execute();
+      assert.equal(rows.length, 1);
+    });
+
+    test('a status callback Twilio posts again answers 200 and records its event once', async () => {
+      const sent = await send(r, { body: 'Delivered once' });
+      const theirs = await waitFor(
+        async () => {
+          const m = await twilioMessageTo(r, HANDSET);
+          return m?.body === 'Delivered once' ? m : undefined;
+        },
+        'the message at Twilio',
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
+      const params = { AccountSid: SID, MessageSid: theirs.sid!, MessageStatus: 'delivered' };
+      assert.equal((await postSigned(r.statusUrl, params)).status, 200);
+      assert.equal((await postSigned(r.statusUrl, params)).status, 200);
+      await waitForStatus(r.account.live, sent.id, 'delivered', { timeoutMs: 10_000 });
+      const delivered = await eventsOf(
+        r.app.store.db,
+        r.account.accountId,
+        'live',
+        'message.delivered',
+      );
+      assert.equal(delivered.filter((e) => e.data.id === sent.id).length, 1);
     });
 
     test('a status callback for a message it does not know answers 503, so Twilio posts it again later', async () => {

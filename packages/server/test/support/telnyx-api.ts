@@ -4,6 +4,7 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { postChecked } from './contract.ts';
 
 export interface TelnyxRequest {
   authorization: string | undefined;
@@ -95,8 +96,7 @@ export async function startTelnyxApi(): Promise<TelnyxApi> {
       });
       const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
       const key = options.forged ? stranger.privateKey : pair.privateKey;
-      return fetch(url, {
-        method: 'POST',
+      return postChecked(url, {
         headers: {
           'content-type': 'application/json',
           'telnyx-timestamp': timestamp,

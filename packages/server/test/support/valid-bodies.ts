@@ -86,10 +86,13 @@ export function validBodiesOf(world: PropertyWorld): ValidBodies {
     type: fc.constantFrom(...EVENT_TYPES, 'message.sent', ''),
   };
   // An inbound text or call is to one of the account's numbers, and from anyone.
+  // Inbound media are fetched: loopback URLs where nothing listens (not kept, and why), no DNS.
+  const inboundMedia = media(['http://127.0.0.1:9/a.jpg', 'https://[::1]:9/b.pdf']);
   const inboundHints = {
     ...hints,
     to: fc.oneof({ weight: 4, arbitrary: own }, phone),
     from: phone,
+    mediaUrls: fc.oneof(inboundMedia, media(['ftp://127.0.0.1/c.png'])),
   };
   const typical: Record<string, fc.Arbitrary<unknown>> = {
     sendMessage: fc.oneof(
@@ -121,7 +124,7 @@ export function validBodiesOf(world: PropertyWorld): ValidBodies {
           from: neighbour,
           to: ownTest,
           body: text,
-          mediaUrls: httpsMedia,
+          mediaUrls: inboundMedia,
           conversationId: testConversation,
         },
         { requiredKeys: ['from', 'to'] },

@@ -77,6 +77,8 @@ export interface Me {
   user: User;
   account: { id: string; name: string; helpReply: string | null };
   numbers: Record<Mode, string[]>;
+  /** Live numbers routed over a connection that carries no media (SMPP): text only. */
+  textOnly: string[];
   csrfToken: string;
 }
 

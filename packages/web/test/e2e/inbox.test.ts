@@ -11,6 +11,7 @@ import {
   screenshots,
   signIn,
 } from '../support/browser.ts';
+import { startMediaHost } from '../../../server/test/support/media-host.ts';
 import { startReceiver, type WebhookReceiver } from '../support/receiver.ts';
 import { startSoftphone, type Softphone } from '../support/softphone.ts';
 
@@ -275,11 +276,15 @@ describe('the shared inbox', () => {
       mediaUrls: ['https://cdn.example.com/quote.pdf'],
     });
     assert.equal(sent.status, 201);
-    await s.acct.test.post('/v1/sandbox/inbound', {
+    // The received picture is fetched into the media store from a host on 127.0.0.1.
+    const host = await startMediaHost();
+    const received = await s.acct.test.post('/v1/sandbox/inbound', {
       from: ADA,
       to: line,
-      mediaUrls: ['https://cdn.example.com/leak.jpg'],
+      mediaUrls: [`${host.url}/small.png`],
     });
+    host.server.close();
+    assert.equal(received.status, 201, received.text);
     await page
       .getByRole('link', { name: /Ada Lovelace/ })
       .first()
@@ -290,7 +295,7 @@ describe('the shared inbox', () => {
       .waitFor();
     await page
       .locator('.bubble-row.inbound')
-      .getByRole('link', { name: /leak\.jpg/ })
+      .getByRole('img', { name: /Picture .*from Ada Lovelace/ })
       .last()
       .waitFor();
   });

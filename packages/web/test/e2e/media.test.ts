@@ -130,11 +130,15 @@ describe('pictures in the thread', () => {
     await page.getByRole('button', { name: 'Send' }).click();
     const bubble = page.locator('.bubble-row.outbound', { hasText: 'Found it' });
     await bubble.waitFor();
-    assert.equal(await preview.count(), 0, 'the composer is cleared');
+    // The message may show (pushed) a moment before the composer hears its send was taken.
+    await preview.waitFor({ state: 'detached' });
     const id = await bubble.getAttribute('data-message-id');
     const sent = (await s.acct.test.get(`/v1/messages/${id}`)).body as {
-      media: { url: string }[];
+      media: { url: string; contentType: string; size?: number }[];
     };
+    // What was stored, not a guess from a link that has no extension.
+    assert.equal(sent.media[0]!.contentType, 'image/png');
+    assert.equal(sent.media[0]!.size, PNG.length);
     const link = new URL(sent.media[0]!.url);
     assert.equal(link.origin, PUBLIC_URL);
     assert.match(link.pathname, /^\/v1\/media\/med_/);

@@ -50,9 +50,7 @@ try {
     'Olivia Bennett',
   );
   await inbound(TOM, 'Got it, I’ll bring the long ladder.');
-  await inbound(JAMES, 'This is the valve I mentioned, it drips all night', {
-    mediaUrls: ['https://cdn.example.com/photos/valve.jpg'],
-  });
+  await inbound(JAMES, 'This is the valve I mentioned, it drips all night');
   await send(
     JAMES,
     'Thanks James, that’s a worn cartridge. We can swap it Friday morning.',

@@ -64,11 +64,14 @@ export async function sessionRoutes(app: FastifyInstance): Promise<void> {
 
   app.get('/me', async (request) => {
     const { user, accountId, csrfToken } = sessionOf(request);
-    const { account, numbers } = await describeAccount(accountScoped(store.db, accountId));
+    const { account, numbers, textOnly } = await describeAccount(
+      accountScoped(store.db, accountId),
+    );
     return {
       user: { id: user.id, email: user.email, name: user.name, role: user.role },
       account,
       numbers,
+      textOnly,
       csrfToken,
     };
   });

@@ -66,5 +66,6 @@ export function telnyxInbound(type: string, payload: TelnyxPayload): InboundText
     to,
     body: typeof payload.text === 'string' ? payload.text : '',
     mediaUrls,
+    providerId: typeof payload.id === 'string' ? payload.id : undefined,
   };
 }

@@ -38,5 +38,6 @@ export function twilioInbound(form: URLSearchParams): InboundText | null {
     const url = form.get(`MediaUrl${i}`);
     if (url) mediaUrls.push(url);
   }
-  return { mode: 'live', from, to, body: form.get('Body') ?? '', mediaUrls };
+  const providerId = form.get('MessageSid') ?? form.get('SmsSid') ?? undefined;
+  return { mode: 'live', from, to, body: form.get('Body') ?? '', mediaUrls, providerId };
 }

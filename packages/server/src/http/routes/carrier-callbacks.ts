@@ -9,7 +9,9 @@ import { twilioCallback } from '../../carriers/twilio/twilio-webhook.ts';
 import { webhookDispatcher } from '../../delivery/guarded-dispatcher.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { ingestMedia } from '../media/ingest-media.ts';
+import { CALLBACK_SCHEMAS } from '../schemas/carrier-callbacks.ts';
 import { findCallbackConnection } from '../../queries/carriers.ts';
+import { inboundRef, receivedAlready } from '../../queries/inbound-refs.ts';
 
 const PROVIDERS: Record<string, ProviderCallback<never>> = {
   twilio: twilioCallback as ProviderCallback<never>,
@@ -44,7 +46,7 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
   for (const kind of ['status', 'inbound'] as const) {
     app.post<{ Params: { id: string } }>(
       `/carriers/:id/${kind}`,
-      { config: { public: true, providerBody: true } },
+      { config: { public: true, providerBody: true }, schema: CALLBACK_SCHEMAS[kind] },
       async (request: FastifyRequest<{ Params: { id: string } }>, reply) => {
         const row = await findCallbackConnection(store.db, request.params.id);
         const provider = row ? PROVIDERS[row.type] : undefined;
@@ -73,18 +75,17 @@ export async function carrierCallbackRoutes(app: FastifyInstance): Promise<void>
           }
         }
         const inbound = verified.inbound(kind);
-        if (inbound) {
-          const media =
-            inbound.mediaUrls.length === 0
-              ? []
-              : await ingestMedia(
-                  { changes, secrets, config, clock, dispatcher },
-                  row.account_id,
-                  inbound.mediaUrls,
-                  provider.mediaAuthorization(secret, settings),
-                );
+        const carrierRef = inbound ? inboundRef(row.id, inbound.providerId) : undefined;
+        // A text the provider posts again is answered as before, without fetching its media again.
+        if (inbound && !(carrierRef && (await receivedAlready(store.db, carrierRef)))) {
+          const { providerId: _, ...text } = inbound;
+          const { media, keep } = await ingestMedia(
+            { secrets, config, clock, dispatcher },
+            inbound.mediaUrls,
+            provider.mediaAuthorization(secret, settings),
+          );
           await changes.run('receiveMessage', {
-            input: { ...inbound, mediaUrls: [], media },
+            input: { ...text, mediaUrls: [], media, keep, carrierRef },
             accountId: row.account_id,
           });
         }

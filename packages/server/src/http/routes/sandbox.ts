@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { webhookDispatcher } from '../../delivery/guarded-dispatcher.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { checkMediaUrls } from '../../domain/message-rules.ts';
+import { ingestMedia } from '../media/ingest-media.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { commitAndReply } from '../plugins/idempotency.ts';
 import { ErrorBody } from '../schemas/common.ts';
@@ -23,6 +26,9 @@ function requireTestMode(request: FastifyRequest): void {
 
 /** `POST /v1/sandbox/inbound` and `POST /v1/sandbox/calls`: what the carrier would report, on demand. */
 export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
+  const { secrets, config, clock } = app.deps;
+  const dispatcher = webhookDispatcher({ allowPrivate: config.webhookAllowPrivate });
+  app.addHook('onClose', async () => dispatcher.close());
   app.post<{ Body: SandboxInboundBody }>(
     '/sandbox/inbound',
     {
@@ -38,11 +44,17 @@ export async function sandboxRoutes(app: FastifyInstance): Promise<void> {
         response: { 201: Message, 404: ErrorBody, '4xx': ErrorBody },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       requireTestMode(request);
       const { accountId } = principalOf(request);
+      // Media are fetched and checked as a carrier's inbound MMS's are, before the text arrives;
+      // plain http:// only where private addresses are allowed (local tests).
+      const urls = checkMediaUrls(request.body.mediaUrls, {
+        allowHttp: config.webhookAllowPrivate,
+      });
+      const { media, keep } = await ingestMedia({ secrets, config, clock, dispatcher }, urls);
       return commitAndReply(request, reply, 201, 'receiveMessage', {
-        input: { ...request.body, mode: 'test' },
+        input: { ...request.body, mode: 'test', mediaUrls: [], media, keep },
         accountId,
       });
     },

@@ -22,6 +22,7 @@ import * as webPush from './027-web-push.ts';
 import * as disabledUsers from './028-disabled-users.ts';
 import * as pushClaims from './029-push-claims.ts';
 import * as media from './030-media.ts';
+import * as inboundRefs from './031-inbound-refs.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '028-disabled-users': disabledUsers,
   '029-push-claims': pushClaims,
   '030-media': media,
+  '031-inbound-refs': inboundRefs,
 };
 
 /** Kysely's migration provider over the list above. */

@@ -4,6 +4,7 @@ import { ApiRequestError } from '../../lib/api.ts';
 import { FormError } from '../../lib/form.tsx';
 import { formatPhone } from '../../lib/format.ts';
 import { Icon } from '../../lib/icons.tsx';
+import { useSession } from '../../lib/session.tsx';
 import { PicturePicker, type Picture } from './PicturePicker.tsx';
 
 /** What the composer hands over when the user presses send. */
@@ -57,10 +58,12 @@ export function Composer(props: {
   const formRef = useRef<HTMLFormElement>(null);
   const ids = useId();
 
-  const media = [
-    ...(mediaUrl.trim() === '' ? [] : [mediaUrl.trim()]),
-    ...pictures.map((p) => p.url),
-  ];
+  const { me, mode } = useSession();
+  // An SMPP line carries no media (the API refuses an MMS from it): it offers text only.
+  const carriesMedia = mode !== 'live' || !me.textOnly.includes(from);
+  const media = carriesMedia
+    ? [...(mediaUrl.trim() === '' ? [] : [mediaUrl.trim()]), ...pictures.map((p) => p.url)]
+    : [];
   const { segments } = countSegments(body);
   const blocked = props.blockedReason ?? null;
   const canSend =
@@ -111,7 +114,7 @@ export function Composer(props: {
           <output id={`${ids}-from`}>{from ? formatPhone(from) : 'No number in this mode'}</output>
         )}
       </div>
-      {mediaOpen && (
+      {mediaOpen && carriesMedia && (
         <div className="composer-media">
           <label htmlFor={`${ids}-media`}>Media link</label>
           <input
@@ -145,22 +148,26 @@ export function Composer(props: {
           aria-describedby={blocked === null ? `${ids}-count` : `${ids}-blocked`}
         />
         <div className="composer-actions">
-          <button
-            type="button"
-            className="icon-button"
-            aria-pressed={mediaOpen}
-            aria-label="Attach a media link"
-            title="Attach a media link"
-            onClick={() => setMediaOpen((open) => !open)}
-          >
-            <Icon name="paperclip" />
-          </button>
-          <PicturePicker
-            pictures={pictures}
-            onChange={setPictures}
-            onError={setError}
-            disabled={busy || props.disabled}
-          />
+          {carriesMedia && (
+            <>
+              <button
+                type="button"
+                className="icon-button"
+                aria-pressed={mediaOpen}
+                aria-label="Attach a media link"
+                title="Attach a media link"
+                onClick={() => setMediaOpen((open) => !open)}
+              >
+                <Icon name="paperclip" />
+              </button>
+              <PicturePicker
+                pictures={pictures}
+                onChange={setPictures}
+                onError={setError}
+                disabled={busy || props.disabled}
+              />
+            </>
+          )}
           <span className="composer-count" id={`${ids}-count`}>
             {body.length > 0
               ? `${body.length} chars · ${segments} ${segments === 1 ? 'segment' : 'segments'}`
