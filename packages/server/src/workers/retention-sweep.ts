@@ -4,6 +4,7 @@ import type { Logger } from '../lib/logger.ts';
 import { Pump } from '../lib/pump.ts';
 import { deleteEndedEventsBefore } from '../store/repos/expired-events.ts';
 import { deleteIdempotencyKeysBefore } from '../store/repos/idempotency-keys.ts';
+import { deleteInboundRefsBefore } from '../store/repos/inbound-refs.ts';
 import { deleteMediaBefore } from '../store/repos/media.ts';
 import { deleteExpiredSessions } from '../store/repos/sessions.ts';
 import type { Store } from '../store/store.ts';
@@ -31,11 +32,14 @@ export interface SweepCounts {
   events: number;
   /** Inbound media past the retention period (their links have ended with them). */
   media: number;
+  /** Providers' ids of inbound texts past the retention period. */
+  inboundRefs: number;
 }
 
 /**
  * Removes what the service keeps only for a while: idempotency records past their
- * 24 h, expired softphone sessions, inbound media past the retention period, and webhook events (with their deliveries and
+ * 24 h, expired softphone sessions, inbound media and providers' ids of inbound texts past the
+ * retention period, and webhook events (with their deliveries and
  * attempts) older than the retention period whose deliveries have all ended. Messages,
  * contacts and calls are kept. Runs at start, then every `intervalMs`, in small
  * batches so it never holds the write path for long.
@@ -99,6 +103,9 @@ export class RetentionSweep {
       media: await this.#drain((db) =>
         deleteMediaBefore(db, now - this.#retentionMs, this.#batchRows),
       ),
+      inboundRefs: await this.#drain((db) =>
+        deleteInboundRefsBefore(db, now - this.#retentionMs, this.#batchRows),
+      ),
     };
     // Events kept (a delivery still pending) stay at the front of the range: each batch
     // starts after the last event the one before looked at.
@@ -111,7 +118,7 @@ export class RetentionSweep {
       if (batch.examined < this.#batchRows || batch.last === null) break;
       after = batch.last;
     }
-    if (counts.idempotencyKeys + counts.sessions + counts.events + counts.media > 0) {
+    if (Object.values(counts).some((n) => n > 0)) {
       this.#logger.info(counts, 'retention sweep removed expired rows');
     }
     return counts;

@@ -135,7 +135,7 @@ for (const engine of ENGINES.filter((e) => e === 'postgres')) {
 
         assert.deepEqual(
           counts,
-          { idempotencyKeys: 7, sessions: 7, events: 7, media: 0 },
+          { idempotencyKeys: 7, sessions: 7, events: 7, media: 0, inboundRefs: 0 },
           'the rest',
         );
         const { db } = t.store;

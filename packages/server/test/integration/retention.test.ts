@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { claimInboundRef } from '../../src/store/repos/inbound-refs.ts';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { IDEMPOTENCY_WINDOW_MS } from '../../src/commands/idempotency.ts';
@@ -261,15 +262,29 @@ for (const engine of ENGINES) {
         await writeIdempotencyKey(t.store, acct.accountId, `many-${i}`, at + i);
         sessions.push(`${acct.accountId}-many-${i}`);
         await writeSession(t.store, acct.accountId, `${acct.accountId}-many-${i}`, at + i);
+        await t.store.write((tx) => claimInboundRef(tx.db, `car_x/SM${i}`, `msg_${i}`, at + i));
       }
+      await t.store.write((tx) => claimInboundRef(tx.db, 'car_x/SMrecent', 'msg_recent', NOW));
 
       const counts = await sweep({ batchRows: 5 });
 
-      assert.deepEqual(counts, { idempotencyKeys: 12, sessions: 12, events: 12, media: 0 });
+      assert.deepEqual(counts, {
+        idempotencyKeys: 12,
+        sessions: 12,
+        events: 12,
+        media: 0,
+        inboundRefs: 12,
+      });
       const { db } = t.store;
       assert.deepEqual(await present(db, 'events', [...kept, ...gone]), kept.sort());
       assert.deepEqual(await presentKeys(db, acct.accountId, keys), []);
       assert.deepEqual(await presentSessions(db, sessions), []);
+      const refs = await db.selectFrom('inbound_refs').select('ref').execute();
+      assert.deepEqual(
+        refs.map((r) => r.ref),
+        ['car_x/SMrecent'],
+        'a provider id within the period is kept',
+      );
     });
   });
 

@@ -31,3 +31,28 @@ export async function findInboundRef(db: Kysely<DB>, ref: string): Promise<strin
     .executeTakeFirst();
   return row?.message_id;
 }
+
+/** Forgets at most `limit` refs recorded before `before`; returns how many. */
+export async function deleteInboundRefsBefore(
+  db: Kysely<DB>,
+  before: number,
+  limit: number,
+): Promise<number> {
+  const refs = await db
+    .selectFrom('inbound_refs')
+    .select('ref')
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .limit(limit)
+    .execute();
+  if (refs.length === 0) return 0;
+  const result = await db
+    .deleteFrom('inbound_refs')
+    .where(
+      'ref',
+      'in',
+      refs.map((r) => r.ref),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
