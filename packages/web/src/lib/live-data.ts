@@ -1,9 +1,10 @@
 import type { Contact, Message } from '@switchboard/sdk';
 import { ApiRequestError, type ApiClient } from './api.ts';
 import { cachedView, saveView } from './offline-store.ts';
-import { Outbox, type QueuedText } from './outbox.ts';
+import { newKey, Outbox, type QueuedText } from './outbox.ts';
 import { formatPhone } from './format.ts';
-import { openRealtime, type ConnectionState, type RealtimeHandle } from './realtime.ts';
+import { CallerIdNames } from './caller-id.ts';
+import { openRealtime, type RealtimeHandle } from './realtime.ts';
 import { withPushes } from './thread-merge.ts';
 import { applyTeamPush, TYPING_SHOWN_MS, withNote, withoutExpiredTyping } from './team-pushes.ts';
 import type {
@@ -15,59 +16,24 @@ import type {
   Push,
   Teammate,
 } from './types.ts';
+import {
+  byNewest,
+  withContact,
+  withConversation,
+  withOptOut,
+  withoutContact,
+  withPatchedConversation,
+  withUpdatedMessage,
+  type Alert,
+  type ContactInput,
+  type LiveSnapshot,
+  type SendInput,
+} from './live-snapshot.ts';
 
-/** Everything the inbox, calls and contacts screens show, kept current by the realtime channel. */
-export interface LiveSnapshot {
-  /** Newest first; null until the first load. */
-  conversations: Conversation[] | null;
-  /** Loaded threads by conversation id, oldest message first. */
-  threads: Readonly<Record<string, Message[]>>;
-  calls: CallLogEntry[] | null;
-  /** The shared directory, newest first: the first contact with a phone is its caller ID. */
-  contacts: Contact[] | null;
-  connection: ConnectionState;
-  /** Internal notes of loaded threads, oldest first. */
-  notes: Readonly<Record<string, Note[]>>;
-  /** Who is replying in each conversation, until when (epoch ms). */
-  typing: Readonly<Record<string, { user: Teammate; until: number }>>;
-  teammates: Teammate[] | null;
-  /** Texts typed offline, waiting to be sent (oldest first). */
-  outbox: QueuedText[];
-}
-
-/** Something worth telling the signed-in user about, for notifications. */
-export interface Alert {
-  kind: 'text' | 'mention' | 'assignment' | 'call';
-  title: string;
-  body: string;
-  conversationId: string | null;
-  /** Whether it concerns them: assigned to them, or mentioning them. */
-  mine: boolean;
-}
-
-/** What the composer sends: the same fields as `POST /v1/messages`, minus `senderName`. */
-export interface SendInput {
-  from: string;
-  to?: string | string[];
-  conversationId?: string;
-  body?: string;
-  mediaUrls?: string[];
-}
-
-/** Fields of a contact a person can set. */
-export interface ContactInput {
-  phone?: string;
-  name?: string | null;
-  email?: string | null;
-  company?: string | null;
-}
+export type { Alert, ContactInput, LiveSnapshot, SendInput } from './live-snapshot.ts';
 
 /** How soon a text whose answer was lost is tried again. */
 const RETRY_OUTBOX_MS = 2_000;
-
-/** Descending order of plain code-unit comparison (ISO times, time-ordered ids). */
-const descending = (a: string, b: string) => (a < b ? 1 : a > b ? -1 : 0);
-const byNewest = (a: Conversation, b: Conversation) => descending(a.lastMessageAt, b.lastMessageAt);
 
 /**
  * The account's live state for one mode. Screens read snapshots (useSyncExternalStore) and call
@@ -99,10 +65,7 @@ export class LiveData {
   #open: string | null = null;
   /** For each thread load in flight, by conversation: the messages pushed since it started. */
   readonly #pushedWhileLoading = new Map<string, Set<Map<string, Message>>>();
-  #names: { contacts: Contact[] | null; map: Map<string, string> } = {
-    contacts: null,
-    map: new Map(),
-  };
+  readonly #names = new CallerIdNames();
 
   constructor(
     api: ApiClient,
@@ -110,7 +73,6 @@ export class LiveData {
     onSessionEnded: () => void = () => undefined,
     userId: string | null = null,
   ) {
-    this.#userId = userId;
     this.api = api;
     this.#announce = announce;
     this.#onSessionEnded = onSessionEnded;
@@ -145,6 +107,7 @@ export class LiveData {
   getSnapshot = (): LiveSnapshot => this.#snapshot;
 
   #set(patch: Partial<LiveSnapshot>): void {
+    if (Object.keys(patch).length === 0) return;
     this.#snapshot = { ...this.#snapshot, ...patch };
     for (const listener of this.#listeners) listener();
     this.#persistSoon();
@@ -183,13 +146,7 @@ export class LiveData {
 
   /** The caller-ID name of a number from the directory, or null when no contact has it. */
   nameFor(phone: string): string | null {
-    const contacts = this.#snapshot.contacts;
-    if (this.#names.contacts !== contacts) {
-      const map = new Map<string, string>();
-      for (const c of contacts ?? []) if (c.name && !map.has(c.phone)) map.set(c.phone, c.name);
-      this.#names = { contacts, map };
-    }
-    return this.#names.map.get(phone) ?? null;
+    return this.#names.of(this.#snapshot.contacts).get(phone) ?? null;
   }
 
   /** The name to show for a number: the directory's, the server's, else the formatted number. */
@@ -278,20 +235,18 @@ export class LiveData {
   }
 
   /** Marks a conversation done, or open again, for the team. */
-  async setStatus(id: string, status: 'open' | 'done'): Promise<void> {
-    const state = await this.api.post<ConversationState>(
-      `/conversations/${encodeURIComponent(id)}/status`,
-      { status },
-    );
-    this.#patchConversation(id, { status: state.status, assigneeId: state.assigneeId });
+  setStatus(id: string, status: 'open' | 'done'): Promise<void> {
+    return this.#changeState(id, 'status', { status });
   }
 
   /** Assigns a conversation to a teammate, or to nobody. */
-  async assign(id: string, assigneeId: string | null): Promise<void> {
-    const state = await this.api.post<ConversationState>(
-      `/conversations/${encodeURIComponent(id)}/assignee`,
-      { assigneeId },
-    );
+  assign(id: string, assigneeId: string | null): Promise<void> {
+    return this.#changeState(id, 'assignee', { assigneeId });
+  }
+
+  async #changeState(id: string, what: 'status' | 'assignee', body: object): Promise<void> {
+    const path = `/conversations/${encodeURIComponent(id)}/${what}`;
+    const state = await this.api.post<ConversationState>(path, body);
     this.#patchConversation(id, { status: state.status, assigneeId: state.assigneeId });
   }
 
@@ -429,7 +384,7 @@ export class LiveData {
         return;
       case 'message.updated':
         this.#notePush(push.message);
-        this.#updateMessage(push.message);
+        this.#set(withUpdatedMessage(this.#snapshot, push.message));
         return;
       case 'call.created': {
         const call: CallLogEntry = { ...push.call, contactName: push.contactName };
@@ -468,7 +423,7 @@ export class LiveData {
         this.#dropContact(push.id);
         return;
       case 'opt-out.changed':
-        this.#markOptOut(push.phone, push.optedOut);
+        this.#set(withOptOut(this.#snapshot, push.phone, push.optedOut));
         return;
     }
   }
@@ -527,72 +482,19 @@ export class LiveData {
     }
   }
 
-  #updateMessage(message: Message): void {
-    const id = message.conversationId;
-    const thread = this.#snapshot.threads[id];
-    if (thread) {
-      this.#set({
-        threads: {
-          ...this.#snapshot.threads,
-          [id]: thread.map((m) => (m.id === message.id ? message : m)),
-        },
-      });
-    }
-    const row = this.#snapshot.conversations?.find((c) => c.id === id);
-    if (row?.lastMessage?.id === message.id) this.#patchConversation(id, { lastMessage: message });
-  }
-
   #upsertConversation(conversation: Conversation): void {
-    const others = (this.#snapshot.conversations ?? []).filter((c) => c.id !== conversation.id);
-    this.#set({ conversations: [conversation, ...others].sort(byNewest) });
+    this.#set(withConversation(this.#snapshot, conversation));
   }
 
   #patchConversation(id: string, patch: Partial<Conversation>): void {
-    const list = this.#snapshot.conversations;
-    if (!list?.some((c) => c.id === id)) return;
-    this.#set({ conversations: list.map((c) => (c.id === id ? { ...c, ...patch } : c)) });
-  }
-
-  /** STOP or START from a number: every thread with it says so, and its composer follows. */
-  #markOptOut(phone: string, optedOut: boolean): void {
-    const list = this.#snapshot.conversations;
-    if (!list) return;
-    this.#set({
-      conversations: list.map((c) =>
-        c.participants.some((p) => p.phone === phone)
-          ? {
-              ...c,
-              participants: c.participants.map((p) =>
-                // STOP also took them out of every group (docs/behaviour.md#groups).
-                p.phone === phone
-                  ? { ...p, optedOut, active: optedOut && c.kind === 'group' ? false : p.active }
-                  : p,
-              ),
-            }
-          : c,
-      ),
-    });
+    this.#set(withPatchedConversation(this.#snapshot, id, patch));
   }
 
   #dropContact(id: string): void {
-    const contacts = this.#snapshot.contacts;
-    if (contacts?.some((c) => c.id === id)) {
-      this.#set({ contacts: contacts.filter((c) => c.id !== id) });
-    }
+    this.#set(withoutContact(this.#snapshot, id));
   }
 
   #upsertContact(contact: Contact): void {
-    const others = (this.#snapshot.contacts ?? []).filter((c) => c.id !== contact.id);
-    // Ids grow with creation time, so sorting by id keeps the newest contact first.
-    const contacts = [contact, ...others].sort((a, b) => descending(a.id, b.id));
-    this.#set({ contacts });
+    this.#set(withContact(this.#snapshot, contact));
   }
-}
-
-/** A fresh idempotency key (randomUUID needs a secure context; the fallback does not). */
-function newKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('');
 }

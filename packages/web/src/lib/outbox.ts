@@ -82,3 +82,11 @@ export class Outbox {
     }
   }
 }
+
+/** A fresh idempotency key (randomUUID needs a secure context; the fallback does not). */
+export function newKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
+}
