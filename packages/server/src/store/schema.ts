@@ -35,6 +35,8 @@ export interface PhoneNumbersTable {
   created_at: number;
   /** The live connection its texts go through; null: the account's first (migration 016). */
   carrier_id: string | null;
+  /** The SIP trunk its calls go through; null: no live calls (migration 032). */
+  voice_carrier_id: string | null;
 }
 
 export interface UsersTable {
@@ -231,6 +233,7 @@ export interface SessionsTable {
 export interface CarrierConnectionsTable {
   id: string;
   account_id: string;
+  /** `sip`: a trunk for calls (migration 032, domain/sip-trunk-settings.ts). */
   type: CarrierType;
   /** Shown settings (domain/carrier-settings.ts), as JSON. */
   settings_json: string;

@@ -1,0 +1,69 @@
+// A SIP trunk's far end for tests: Debian's sipp waiting on a port of 127.0.0.1 for calls
+// Kamailio sends (answer.xml, answer-with-digest.xml), and what it logged of them.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './processes.ts';
+import type { SippRun } from './voice.ts';
+
+export interface SippServer {
+  port: number;
+  /** Ends once the one call the scenario takes is over, or after `timeoutMs`. */
+  done: Promise<SippRun & { log: string }>;
+}
+
+const SCENARIOS = join(import.meta.dirname, 'sip');
+
+/** Starts sipp with scenario `name` as a server for one call on a free port. */
+export async function startSippServer(
+  name: string,
+  options: { timeoutMs?: number; keys?: Record<string, string> } = {},
+): Promise<SippServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'sipp-uas-'));
+  const port = await freePort();
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const args = [
+    '-sf',
+    join(SCENARIOS, `${name}.xml`),
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-mp',
+    String(await freePort()),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    `${Math.ceil(timeoutMs / 1000)}s`,
+    '-timeout_error',
+    '-trace_err',
+    '-error_file',
+    join(dir, 'errors.log'),
+    '-trace_logs',
+    '-log_file',
+    join(dir, 'calls.log'),
+    ...Object.entries(options.keys ?? {}).flatMap(([key, value]) => ['-key', key, value]),
+  ];
+  const child = spawn('/usr/bin/sipp', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (d: string) => (output = (output + d).slice(-4000));
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
+  const killer = setTimeout(() => child.kill('SIGKILL'), timeoutMs + 5000);
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(dir, file), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const done = new Promise<number | null>((resolve) => child.on('exit', resolve)).then((code) => {
+    clearTimeout(killer);
+    const run = { code, errors: read('errors.log'), output, log: read('calls.log') };
+    rmSync(dir, { recursive: true, force: true });
+    return run;
+  });
+  return { port, done };
+}
