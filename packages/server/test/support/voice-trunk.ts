@@ -3,7 +3,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { udpFree } from '../../src/voice/ports.ts';
 import { freePort } from './processes.ts';
 import type { SippRun } from './voice.ts';
 
@@ -18,7 +21,7 @@ const SCENARIOS = join(import.meta.dirname, 'sip');
 /** Starts sipp with scenario `name` as a server for one call on a free port. */
 export async function startSippServer(
   name: string,
-  options: { timeoutMs?: number; keys?: Record<string, string> } = {},
+  options: { timeoutMs?: number; keys?: Record<string, string>; transport?: 'udp' | 'tcp' } = {},
 ): Promise<SippServer> {
   const dir = mkdtempSync(join(tmpdir(), 'sipp-uas-'));
   const port = await freePort();
@@ -34,6 +37,8 @@ export async function startSippServer(
     String(await freePort()),
     '-m',
     '1',
+    '-t',
+    options.transport === 'tcp' ? 't1' : 'u1',
     '-nostdin',
     '-timeout',
     `${Math.ceil(timeoutMs / 1000)}s`,
@@ -59,11 +64,34 @@ export async function startSippServer(
       return '';
     }
   };
+  let exited = false;
   const done = new Promise<number | null>((resolve) => child.on('exit', resolve)).then((code) => {
+    exited = true;
     clearTimeout(killer);
     const run = { code, errors: read('errors.log'), output, log: read('calls.log') };
     rmSync(dir, { recursive: true, force: true });
     return run;
   });
+  await listening(port, options.transport ?? 'udp', () => exited);
   return { port, done };
+}
+
+/** Waits, every 50 ms for at most 5 s, until sipp holds its port (or has exited). */
+async function listening(port: number, transport: 'udp' | 'tcp', exited: () => boolean) {
+  for (let i = 0; i < 100 && !exited(); i++) {
+    if (transport === 'udp' ? !(await udpFree('127.0.0.1', port)) : await accepts(port)) return;
+    await sleep(50);
+  }
+  if (!exited()) throw new Error(`sipp did not listen on ${port} within 5 s`);
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
