@@ -12,16 +12,24 @@ import type { SippRun } from './voice.ts';
 
 export interface SippServer {
   port: number;
-  /** Ends once the one call the scenario takes is over, or after `timeoutMs`. */
+  /** Ends once the calls the scenario takes are over, or after `timeoutMs`. */
   done: Promise<SippRun & { log: string }>;
+  /** Ends it now. */
+  stop(): Promise<void>;
 }
 
 const SCENARIOS = join(import.meta.dirname, 'sip');
 
-/** Starts sipp with scenario `name` as a server for one call on a free port. */
+/** Starts sipp with scenario `name` as a server on a free port, for one call unless said. */
 export async function startSippServer(
   name: string,
-  options: { timeoutMs?: number; keys?: Record<string, string>; transport?: 'udp' | 'tcp' } = {},
+  options: {
+    timeoutMs?: number;
+    keys?: Record<string, string>;
+    transport?: 'udp' | 'tcp';
+    /** How many calls (or requests) it takes before it ends; 1 unless said. */
+    calls?: number;
+  } = {},
 ): Promise<SippServer> {
   const dir = mkdtempSync(join(tmpdir(), 'sipp-uas-'));
   const port = await freePort();
@@ -36,7 +44,7 @@ export async function startSippServer(
     '-mp',
     String(await freePort()),
     '-m',
-    '1',
+    String(options.calls ?? 1),
     '-t',
     options.transport === 'tcp' ? 't1' : 'u1',
     '-nostdin',
@@ -73,7 +81,11 @@ export async function startSippServer(
     return run;
   });
   await listening(port, options.transport ?? 'udp', () => exited);
-  return { port, done };
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await done;
+  };
+  return { port, done, stop };
 }
 
 /** Waits, every 50 ms for at most 5 s, until sipp holds its port (or has exited). */
