@@ -245,6 +245,20 @@ export interface CarrierConnectionsTable {
   deleted_at: number | null;
 }
 
+/** A call answered and not yet seen to end (migration 033). */
+export interface OpenCallsTable {
+  call_id: string;
+  /** The voice run (its control token's id) whose Kamailio holds the dialog. */
+  run_id: string;
+  account_id: string;
+  mode: Mode;
+  from_phone: string;
+  to_phone: string;
+  direction: 'inbound' | 'outbound';
+  answered_at: number;
+  seen_at: number;
+}
+
 /** A connection's live state, written by the instance that holds its bind. */
 export interface CarrierBindsTable {
   connection_id: string;
@@ -360,6 +374,7 @@ export interface DB {
   media: MediaTable;
   inbound_refs: InboundRefsTable;
   carrier_connections: CarrierConnectionsTable;
+  open_calls: OpenCallsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;
   webhook_endpoints: WebhookEndpointsTable;

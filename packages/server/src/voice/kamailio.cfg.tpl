@@ -44,6 +44,7 @@ loadmodule "websocket.so"
 loadmodule "rtpengine.so"
 loadmodule "http_client.so"
 loadmodule "uac.so"
+loadmodule "jsonrpcs.so"
 
 # How long a call rings: after the first ring at most, and in all.
 modparam("tm", "fr_inv_timer", {{RING_TIMEOUT_MS}})
@@ -60,6 +61,7 @@ modparam("dialog", "enable_stats", 0)
 modparam("dialog", "default_timeout", 14400)
 modparam("rtpengine", "rtpengine_sock", "udp:{{HOST}}:{{RTPENGINE_PORT}}")
 modparam("http_client", "connection_timeout", 5)
+modparam("jsonrpcs", "transport", 1)
 # A trunk's digest login, set per call from Switchboard's answer (route TO_TRUNK).
 modparam("uac", "auth_realm_avp", "$avp(trunk_realm)")
 modparam("uac", "auth_username_avp", "$avp(trunk_user)")
@@ -312,6 +314,14 @@ onreply_route[REPLY] {
 
 # A dialog's end and a call that never connected are reported to Switchboard, which records
 # the call (`record-call`) with the whole seconds from answer to hang-up.
+# An answered call is kept open by Switchboard until its end: if that is never seen (a restart),
+# it is still recorded, lasting as long as it was last known to run (its dialogs, over /RPC).
+event_route[dialog:start] {
+	$var(outcome) = "answered";
+	$var(duration) = 0;
+	route(REPORT);
+}
+
 event_route[dialog:end] {
 	$var(outcome) = "completed";
 	$var(duration) = $TS - $dlg(start_ts);
@@ -331,10 +341,15 @@ route[REPORT] {
 		+ '","duration":' + $var(duration) + '}';
 	http_client_query("{{CONTROL_URL}}/voice/events", "$var(body)",
 		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
-	if ($rc != 201) xlog("L_ERR", "call $ci not recorded: $rc $var(answer)\n");
+	if ($rc != 201) xlog("L_ERR", "call $ci not reported: $rc $var(answer)\n");
 }
 
 event_route[xhttp:request] {
+	# Kamailio's RPC (the dialogs it holds), for Switchboard alone.
+	if ($hu =~ "^/RPC" && $hdr(X-Switchboard-Voice) == "{{TOKEN}}") {
+		jsonrpc_dispatch();
+		exit;
+	}
 	if ($hdr(Upgrade) =~ "websocket" && $hdr(Connection) =~ "Upgrade" && $rm =~ "GET") {
 		if (ws_handle_handshake()) exit;
 	}

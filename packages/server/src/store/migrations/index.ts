@@ -24,6 +24,7 @@ import * as pushClaims from './029-push-claims.ts';
 import * as media from './030-media.ts';
 import * as inboundRefs from './031-inbound-refs.ts';
 import * as voiceTrunks from './032-voice-trunks.ts';
+import * as openCalls from './033-open-calls.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '030-media': media,
   '031-inbound-refs': inboundRefs,
   '032-voice-trunks': voiceTrunks,
+  '033-open-calls': openCalls,
 };
 
 /** Kysely's migration provider over the list above. */
