@@ -30,6 +30,7 @@ import { messageRoutes } from './http/routes/messages.ts';
 import { sandboxRoutes } from './http/routes/sandbox.ts';
 import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.ts';
 import { voiceEventRoutes } from './http/routes/voice-events.ts';
+import { voiceRoutingRoutes } from './http/routes/voice-routing.ts';
 import type { AppDeps } from './http/types.ts';
 import { attachPushNotifier } from './delivery/push-notifier.ts';
 
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(voiceEventRoutes);
   await app.register(carrierCallbackRoutes, { prefix: '/v1' });
   await app.register(mediaRoutes, { prefix: '/v1' });
+  await app.register(voiceRoutingRoutes);
   await registerWebApp(app);
   if (deps.config.roles.includes('realtime')) {
     attachRealtime(app, deps.realtimeHeartbeatMs ? { heartbeatMs: deps.realtimeHeartbeatMs } : {});

@@ -50,6 +50,8 @@ export interface Config {
   voice: 'auto' | 'on' | 'off';
   /** The address providers reach this service at (their callbacks); null: not reachable. */
   publicUrl: string | null;
+  /** Seconds between the OPTIONS checks of each SIP trunk (carriers/sip/trunk-checks.ts). */
+  trunkCheckSeconds: number;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -163,6 +165,14 @@ export function loadConfig(
     1,
     720,
   );
+  const trunkCheckSeconds = integer(
+    problems,
+    'SWITCHBOARD_TRUNK_CHECK_SECONDS',
+    env.SWITCHBOARD_TRUNK_CHECK_SECONDS,
+    30,
+    1,
+    3600,
+  );
   const unauthenticatedRateLimit = integer(
     problems,
     'SWITCHBOARD_UNAUTHENTICATED_RATE_LIMIT',
@@ -231,6 +241,7 @@ export function loadConfig(
     shutdownTimeoutMs,
     voice: voice as Config['voice'],
     publicUrl,
+    trunkCheckSeconds,
   };
 }
 

@@ -35,7 +35,7 @@ Commands:
   accounts create --name NAME                         create an account with sandbox numbers
   keys create --account ACCT --mode test|live         issue an API key (its secret is shown once)
   keys revoke KEY_ID                                  revoke a key (refused on the next request)
-  numbers add --account ACCT --mode test|live E164 [--carrier CAR_ID]
+  numbers add --account ACCT --mode test|live E164 [--carrier CAR_ID] [--voice-carrier CAR_SIP]
                                                       provision a number (live: through a connection)
   carriers add --account ACCT --type smpp --host H [--port N] --system-id ID --password PW
       [--system-type T] [--tls] [--window N] [--throughput N] [--long-messages udh|payload]
@@ -45,6 +45,8 @@ Commands:
   carriers add --account ACCT --type telnyx --api-key K --public-key PK
       [--messaging-profile-id ID] [--api-base URL]
                                                       add a live carrier connection
+  carriers add --account ACCT --type sip --host H [--port 5060] [--transport udp|tcp|tls]
+      [--username U --password P]                     add a SIP trunk for live calls
   carriers list --account ACCT                        the account's connections and their state
   carriers remove CAR_ID                              remove a connection
   users create --account ACCT --email E --password P [--name N] [--role member|owner]
@@ -74,6 +76,9 @@ const OPTIONS = {
   from: { type: 'string' },
   force: { type: 'boolean' },
   carrier: { type: 'string' },
+  'voice-carrier': { type: 'string' },
+  transport: { type: 'string' },
+  username: { type: 'string' },
   type: { type: 'string' },
   host: { type: 'string' },
   'system-id': { type: 'string' },
@@ -314,8 +319,9 @@ async function run(argv: string[]): Promise<void> {
       const accountId = required(values, 'account');
       const mode = modeOption(values);
       const carrierId = values.carrier;
+      const voiceCarrierId = values['voice-carrier'];
       const number = await withStore(config, (s) =>
-        s.write((tx) => addNumber(tx, { accountId, mode, phone, carrierId }, deps)),
+        s.write((tx) => addNumber(tx, { accountId, mode, phone, carrierId, voiceCarrierId }, deps)),
       );
       return print(json, number, `Added ${number.phone} to ${number.accountId} (${number.mode})`);
     }

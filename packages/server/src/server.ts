@@ -8,6 +8,7 @@ import { warnOfUpkeep } from './store/engine/postgres-upkeep.ts';
 import { openReadStore, type ReadStore } from './store/store.ts';
 import { startStoreThread } from './threads/store-thread-client.ts';
 import { prepareVoice } from './voice/start-voice.ts';
+import { startCallSweep } from './http/voice-call-sweep.ts';
 
 /** A running service: its HTTP app, its reads, and the store thread behind them. */
 export interface RunningServer {
@@ -49,9 +50,11 @@ export async function startServer(
   const voice = prepareVoice(config.voice, config.host, logger);
   let app: FastifyInstance | null = null;
   let closed = false;
+  let stopSweep = () => {};
   const close = async () => {
     if (closed) return;
     closed = true;
+    stopSweep();
     await voice.stop();
     // Requests in flight are answered first; their commands finish on the store thread. A
     // client that holds its connection past most of the bound is cut off, so the store
@@ -83,6 +86,7 @@ export async function startServer(
     // Only a service that listens sends anything: one whose port is taken exits first.
     thread.startWorkers();
     await voice.run(`http://${urlHost(config.host)}:${portOf(app)}`);
+    if (voice.control) stopSweep = startCallSweep(voice.control, thread.changes, logger);
   } catch (error) {
     await close();
     throw error;

@@ -31,6 +31,8 @@ export interface CarrierFlags {
   'public-key'?: string | undefined;
   'messaging-profile-id'?: string | undefined;
   'api-base'?: string | undefined;
+  transport?: string | undefined;
+  username?: string | undefined;
 }
 
 /** `carriers add`: the flags as the command's input (numbers stay text; the domain checks them). */
@@ -55,6 +57,8 @@ export function carrierInput(flags: CarrierFlags): AddCarrierInput {
     publicKey: flags['public-key'],
     messagingProfileId: flags['messaging-profile-id'],
     apiBase: flags['api-base'],
+    transport: flags.transport,
+    username: flags.username,
   };
 }
 
@@ -98,9 +102,10 @@ export function describeCarriers(views: CarrierConnectionView[]): string {
     .join('\n');
 }
 
-/** Where a connection leads: the SMSC and its system id, or the provider's API and account. */
+/** Where a connection leads: the SMSC and its system id, a SIP trunk, or the provider's API and account. */
 function describeEndpoint(v: CarrierConnectionView): string {
   if (v.type === 'smpp') return `${v.host}:${v.port}  ${v.systemId}`;
+  if (v.type === 'sip') return `${v.host}:${v.port}  ${v.transport}`;
   const who = v.type === 'twilio' ? v.accountSid : (v.messagingProfileId ?? '');
   const urls = v.webhookUrls
     ? `  status ${v.webhookUrls.status}  inbound ${v.webhookUrls.inbound}`

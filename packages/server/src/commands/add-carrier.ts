@@ -10,25 +10,31 @@ import {
   parseTwilioSettings,
   type HttpCarrierInput,
 } from '../domain/http-carrier-settings.ts';
+import { parseSipTrunkSettings, type SipTrunkInput } from '../domain/sip-trunk-settings.ts';
 import { newId } from '../lib/ids.ts';
 import {
   presentCarrierConnection,
   type CarrierConnectionView,
 } from '../presenters/carrier-connection.ts';
 import { findAccount } from '../store/repos/accounts.ts';
-import { CARRIER_CHANGED, insertCarrierConnection } from '../store/repos/carrier-connections.ts';
+import {
+  CARRIER_CHANGED,
+  insertCarrierConnection,
+  type CarrierConnectionRow,
+} from '../store/repos/carrier-connections.ts';
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 
 /** What a new connection is given: its type and that type's settings. */
-export interface AddCarrierInput extends SmppInput, HttpCarrierInput {
+export interface AddCarrierInput extends SmppInput, HttpCarrierInput, SipTrunkInput {
   type?: unknown;
 }
 
 /**
- * Adds a live carrier connection to an account (docs/behaviour.md#carrier-connections).
- * The settings are checked before anything is stored; the password, auth token or API key
- * is sealed, and the answer never carries it. The live carrier binds it once committed (CARRIER_CHANGED).
+ * Adds a live carrier connection to an account (docs/behaviour.md#carrier-connections): an
+ * SMSC, an HTTP provider, or a SIP trunk for calls. The settings are checked before anything
+ * is stored; the credentials are sealed, and the answer never carries them. The live carrier
+ * binds it once committed (CARRIER_CHANGED).
  */
 export async function addCarrier(
   tx: WriteTx,
@@ -45,12 +51,14 @@ export async function addCarrier(
       ? parseTwilioSettings(input)
       : type === 'telnyx'
         ? parseTelnyxSettings(input)
-        : parseSmppSettings(input);
+        : type === 'sip'
+          ? parseSipTrunkSettings(input)
+          : parseSmppSettings(input);
   if (!(await findAccount(tx.db, accountId))) {
     throw new ApiError('not_found', `No such account: '${accountId}'.`);
   }
   const now = deps.clock.now();
-  const row = {
+  const row: CarrierConnectionRow = {
     id: newId('car', now),
     account_id: accountId,
     type,

@@ -18,6 +18,8 @@ export interface ProvisionedNumber {
   phone: string;
   /** The live connection its texts go through; null: the account's first. */
   carrierId: string | null;
+  /** The SIP trunk its calls go through; null: no live calls. */
+  voiceCarrierId: string | null;
 }
 
 /**
@@ -26,7 +28,13 @@ export interface ProvisionedNumber {
  */
 export async function addNumber(
   tx: WriteTx,
-  input: { accountId: string; mode: Mode; phone: string; carrierId?: string | undefined },
+  input: {
+    accountId: string;
+    mode: Mode;
+    phone: string;
+    carrierId?: string | undefined;
+    voiceCarrierId?: string | undefined;
+  },
   deps: CommandDeps,
 ): Promise<ProvisionedNumber> {
   if (!isE164(input.phone)) {
@@ -43,8 +51,24 @@ export async function addNumber(
     if (input.mode !== 'live') {
       throw validationError('carrier', 'Only live numbers go through a carrier connection.');
     }
-    if (!(await findCarrierConnection(accountScoped(tx.db, input.accountId), carrierId))) {
+    const connection = await findCarrierConnection(
+      accountScoped(tx.db, input.accountId),
+      carrierId,
+    );
+    // A SIP trunk carries calls only.
+    if (!connection || connection.type === 'sip') {
       throw validationError('carrier', `No carrier connection '${carrierId}' on this account.`);
+    }
+  }
+  const voiceCarrierId = input.voiceCarrierId ?? null;
+  if (voiceCarrierId !== null) {
+    if (input.mode !== 'live') {
+      throw validationError('voice_carrier', 'Only live numbers go through a SIP trunk.');
+    }
+    const scope = accountScoped(tx.db, input.accountId);
+    const trunk = await findCarrierConnection(scope, voiceCarrierId);
+    if (trunk?.type !== 'sip') {
+      throw validationError('voice_carrier', `No SIP trunk '${voiceCarrierId}' on this account.`);
     }
   }
   if (await findPhoneNumber(tx.db, input.mode, input.phone)) {
@@ -58,6 +82,7 @@ export async function addNumber(
     phone: input.phone,
     created_at: now,
     carrier_id: carrierId,
+    voice_carrier_id: voiceCarrierId,
   };
   await insertPhoneNumber(tx.db, row);
   return {
@@ -66,6 +91,7 @@ export async function addNumber(
     mode: row.mode,
     phone: row.phone,
     carrierId,
+    voiceCarrierId,
   };
 }
 

@@ -27,6 +27,9 @@ import { updateNotificationSettings } from './update-notification-settings.ts';
 import type { NotificationSettings } from '../domain/notification-rules.ts';
 import { receiveMessage, type ReceiveMessageInput } from './receive-message.ts';
 import { recordCall, type RecordCallInput } from './record-call.ts';
+import { openCall, type OpenCallInput } from './open-call.ts';
+import { endCall } from './end-call.ts';
+import { sweepOpenCalls, type SweepOpenCallsInput } from './sweep-open-calls.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
 import { sendMessage, type SendMessageInput } from './send-message.ts';
 import { createSession } from './create-session.ts';
@@ -76,6 +79,14 @@ export const COMMANDS = {
   ) => receiveMessage(tx, i.input, c, i.accountId),
   recordCall: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: RecordCallInput }) =>
     recordCall(tx, i.actor, i.input, c),
+  openCall: (tx: WriteTx, c: CommandContext, i: OpenCallInput) => openCall(tx, i, c),
+  endCall: (
+    tx: WriteTx,
+    c: CommandContext,
+    i: { actor: Actor; callId: string; call: RecordCallInput },
+  ) => endCall(tx, i, c),
+  sweepOpenCalls: (tx: WriteTx, c: CommandContext, i: SweepOpenCallsInput) =>
+    sweepOpenCalls(tx, i, c),
   createContact: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: CreateContactInput }) =>
     createContact(tx, i.actor, i.input, c),
   updateContact: (

@@ -5,7 +5,7 @@
 import { validationError } from './errors.ts';
 
 /** The kinds of connection. */
-export const CARRIER_TYPES = ['smpp', 'twilio', 'telnyx'] as const;
+export const CARRIER_TYPES = ['smpp', 'twilio', 'telnyx', 'sip'] as const;
 /** The kinds that speak HTTP: no bind to hold, and they carry media. */
 export const HTTP_CARRIER_TYPES: readonly CarrierType[] = ['twilio', 'telnyx'];
 export type CarrierType = (typeof CARRIER_TYPES)[number];

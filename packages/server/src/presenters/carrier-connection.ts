@@ -4,6 +4,7 @@ import {
   type TelnyxSettings,
   type TwilioSettings,
 } from '../domain/http-carrier-settings.ts';
+import type { SipTrunkSettings } from '../domain/sip-trunk-settings.ts';
 import type { CarrierBindRow, CarrierConnectionRow } from '../store/repos/carrier-connections.ts';
 import { isoTime } from './time.ts';
 
@@ -17,7 +18,8 @@ export interface CarrierStats {
 /** What a connection of each type shows of its settings. */
 export type CarrierSettingsView = Partial<SmppSettings> &
   Partial<TwilioSettings> &
-  Partial<TelnyxSettings>;
+  Partial<TelnyxSettings> &
+  Partial<SipTrunkSettings>;
 
 /** A connection as the CLI and the dashboard show it: its settings and live state, never its secret. */
 export interface CarrierConnectionView extends CarrierSettingsView, CarrierStats {
@@ -27,7 +29,7 @@ export interface CarrierConnectionView extends CarrierSettingsView, CarrierStats
   /** Where the provider posts status callbacks and inbound texts (HTTP types only). */
   webhookUrls?: { status: string; inbound: string } | undefined;
   accountId: string;
-  /** `connecting`, `bound`, `failed`, `paused`, or `stopped` (no instance holds it). */
+  /** `connecting`, `bound`, `failed`, `paused`, or `stopped` (no instance holds it); a SIP trunk `checking`, `up` or `failed`. */
   status: string;
   lastError: string | null;
   paused: boolean;
@@ -44,7 +46,8 @@ export function presentCarrierConnection(
 ): CarrierConnectionView {
   // A lease that ran out is a bind nobody holds: its last words are stale.
   const held = bind !== null && bind.holder !== null && bind.lease_until > now;
-  const status = row.paused ? 'paused' : held ? bind.status : bind ? 'stopped' : 'connecting';
+  const first = row.type === 'sip' ? 'checking' : 'connecting';
+  const status = row.paused ? 'paused' : held ? bind.status : bind ? 'stopped' : first;
   return {
     id: row.id,
     object: 'carrier_connection',

@@ -35,6 +35,8 @@ export interface PhoneNumbersTable {
   created_at: number;
   /** The live connection its texts go through; null: the account's first (migration 016). */
   carrier_id: string | null;
+  /** The SIP trunk its calls go through; null: no live calls (migration 032). */
+  voice_carrier_id: string | null;
 }
 
 export interface UsersTable {
@@ -231,6 +233,7 @@ export interface SessionsTable {
 export interface CarrierConnectionsTable {
   id: string;
   account_id: string;
+  /** `sip`: a trunk for calls (migration 032, domain/sip-trunk-settings.ts). */
   type: CarrierType;
   /** Shown settings (domain/carrier-settings.ts), as JSON. */
   settings_json: string;
@@ -240,6 +243,20 @@ export interface CarrierConnectionsTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+}
+
+/** A call answered and not yet seen to end (migration 033). */
+export interface OpenCallsTable {
+  call_id: string;
+  /** The voice run (its control token's id) whose Kamailio holds the dialog. */
+  run_id: string;
+  account_id: string;
+  mode: Mode;
+  from_phone: string;
+  to_phone: string;
+  direction: 'inbound' | 'outbound';
+  answered_at: number;
+  seen_at: number;
 }
 
 /** A connection's live state, written by the instance that holds its bind. */
@@ -357,6 +374,7 @@ export interface DB {
   media: MediaTable;
   inbound_refs: InboundRefsTable;
   carrier_connections: CarrierConnectionsTable;
+  open_calls: OpenCallsTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;
   webhook_endpoints: WebhookEndpointsTable;

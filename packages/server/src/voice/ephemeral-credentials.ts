@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** What Kamailio and Switchboard share for one run of the voice stack; never logged. */
 export interface VoiceSecrets {
@@ -14,6 +14,11 @@ export function newVoiceSecrets(): VoiceSecrets {
     credentialSecret: randomBytes(24).toString('base64url'),
     controlToken: randomBytes(24).toString('base64url'),
   };
+}
+
+/** A name for this run of the voice stack that reveals nothing of its token (open calls' holder). */
+export function voiceRunId(secrets: VoiceSecrets): string {
+  return createHash('sha256').update(secrets.controlToken).digest('hex').slice(0, 16);
 }
 
 /** A softphone's SIP identity: an address of record and short-lived credentials for it. */

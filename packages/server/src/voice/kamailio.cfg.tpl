@@ -43,6 +43,8 @@ loadmodule "xhttp.so"
 loadmodule "websocket.so"
 loadmodule "rtpengine.so"
 loadmodule "http_client.so"
+loadmodule "uac.so"
+loadmodule "jsonrpcs.so"
 
 # How long a call rings: after the first ring at most, and in all.
 modparam("tm", "fr_inv_timer", {{RING_TIMEOUT_MS}})
@@ -59,6 +61,12 @@ modparam("dialog", "enable_stats", 0)
 modparam("dialog", "default_timeout", 14400)
 modparam("rtpengine", "rtpengine_sock", "udp:{{HOST}}:{{RTPENGINE_PORT}}")
 modparam("http_client", "connection_timeout", 5)
+modparam("jsonrpcs", "transport", 1)
+# A trunk's digest login, set per call from Switchboard's answer (route TO_TRUNK).
+modparam("uac", "auth_realm_avp", "$avp(trunk_realm)")
+modparam("uac", "auth_username_avp", "$avp(trunk_user)")
+modparam("uac", "auth_password_avp", "$avp(trunk_pass)")
+modparam("uac", "restore_mode", "auto")
 modparam("nathelper", "received_avp", "$avp(RECEIVED)")
 # A WebSocket device is reached over the connection it registered from.
 modparam("registrar", "received_avp", "$avp(RECEIVED)")
@@ -100,7 +108,14 @@ request_route {
 		route(TO_SOFTPHONES);
 		exit;
 	}
+	# Softphones speak over WebSockets with ephemeral logins ("expiry:…"); anything else may
+	# be a trunk calling one of the account's live numbers.
+	if (!isflagset(FLT_WEBRTC) && !($au =~ ":")) route(FROM_TRUNK);
 	route(AUTH);
+	if ($(var(aor){s.select,1,.}) == "live") {
+		route(TO_TRUNK);
+		exit;
+	}
 	record_route();
 	dlg_manage();
 	$dlg_var(aor) = $var(aor);
@@ -123,9 +138,15 @@ route[TO_SOFTPHONES] {
 	$var(to) = $hdr(X-Switchboard-To);
 	remove_hf("X-Switchboard-Voice");
 	remove_hf("X-Switchboard-To");
+	$var(aor) = $rU;
+	route(RING);
+}
+
+# Rings every device registered as $var(aor) for a call from $fU to $var(to).
+route[RING] {
 	record_route();
 	dlg_manage();
-	$dlg_var(aor) = $rU;
+	$dlg_var(aor) = $var(aor);
 	$dlg_var(from) = $fU;
 	$dlg_var(to) = $var(to);
 	$dlg_var(direction) = "inbound";
@@ -136,6 +157,83 @@ route[TO_SOFTPHONES] {
 	t_on_branch("TO_DEVICE");
 	t_on_reply("REPLY");
 	if (!t_relay()) sl_reply_error();
+}
+
+# An INVITE that is no softphone's: Switchboard says whether $rU is a live number with a trunk
+# (404: no, then it is a softphone's after all), whose softphones ring, and whether the sender
+# is the trunk by its address or must prove it with the trunk's digest credentials.
+route[FROM_TRUNK] {
+	$var(body) = '{"to":"' + $(rU{s.escape.common}) + '","source":"' + $si + '"}';
+	http_client_query("{{CONTROL_URL}}/voice/inbound", "$var(body)",
+		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
+	$var(code) = $rc;
+	if ($var(code) == 404) return;
+	if ($var(code) != 200) {
+		sl_send_reply("403", "Forbidden");
+		exit;
+	}
+	if ($(var(answer){s.select,1,|}) != "1") {
+		$var(user) = $(var(answer){s.select,2,|}{s.decode.base64});
+		$var(pass) = $(var(answer){s.select,3,|}{s.decode.base64});
+		pv_proxy_authenticate("switchboard", "$var(pass)", "0");
+		$var(auth) = $rc;
+		if ($var(auth) == -4 || $var(auth) == -5) {
+			auth_challenge("switchboard", "0");
+			exit;
+		}
+		if ($var(auth) < 0 || $au != $var(user)) {
+			sl_send_reply("403", "Forbidden");
+			exit;
+		}
+		consume_credentials();
+	}
+	$var(aor) = $(var(answer){s.select,0,|});
+	$var(to) = $rU;
+	$ru = "sip:" + $var(aor) + "@{{HOST}}";
+	route(RING);
+	exit;
+}
+
+# A live softphone's call: Switchboard names the trunk, the number shown as caller ID and the
+# trunk's digest login (used if the trunk challenges, in TRUNK_AUTH).
+route[TO_TRUNK] {
+	$var(body) = '{"aor":"' + $var(aor) + '","from":"' + $(fU{s.escape.common}) + '","to":"'
+		+ $(rU{s.escape.common}) + '"}';
+	http_client_query("{{CONTROL_URL}}/voice/route", "$var(body)",
+		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
+	if ($rc != 200) {
+		sl_send_reply("403", "No trunk for this call");
+		exit;
+	}
+	$var(number) = $(var(answer){s.select,1,|});
+	$avp(trunk_user) = $(var(answer){s.select,2,|}{s.decode.base64});
+	$avp(trunk_pass) = $(var(answer){s.select,3,|}{s.decode.base64});
+	# The number as caller ID; restored toward the softphone from the Record-Route.
+	$var(from_uri) = "sip:" + $var(number) + "@{{HOST}}";
+	uac_replace_from("$var(from_uri)");
+	record_route();
+	dlg_manage();
+	$dlg_var(aor) = $var(aor);
+	$dlg_var(from) = $var(number);
+	$dlg_var(to) = $rU;
+	$dlg_var(direction) = "outbound";
+	$ru = $(var(answer){s.select,0,|});
+	t_on_failure("TRUNK_AUTH");
+	route(RELAY);
+}
+
+failure_route[TRUNK_AUTH] {
+	if (t_is_canceled()) exit;
+	if (t_check_status("401|407") && $avp(trunk_user) != "") {
+		# uac_auth takes the login for the realm the trunk names.
+		if ($T_rpl($hdr(Proxy-Authenticate)) != $null) {
+			$var(challenge) = $T_rpl($hdr(Proxy-Authenticate));
+		} else {
+			$var(challenge) = $T_rpl($hdr(WWW-Authenticate));
+		}
+		$avp(trunk_realm) = $(var(challenge){re.subst,/^.*realm="([^"]*)".*$/\1/});
+			if (uac_auth()) t_relay();
+	}
 }
 
 branch_route[TO_DEVICE] {
@@ -216,6 +314,14 @@ onreply_route[REPLY] {
 
 # A dialog's end and a call that never connected are reported to Switchboard, which records
 # the call (`record-call`) with the whole seconds from answer to hang-up.
+# An answered call is kept open by Switchboard until its end: if that is never seen (a restart),
+# it is still recorded, lasting as long as it was last known to run (its dialogs, over /RPC).
+event_route[dialog:start] {
+	$var(outcome) = "answered";
+	$var(duration) = 0;
+	route(REPORT);
+}
+
 event_route[dialog:end] {
 	$var(outcome) = "completed";
 	$var(duration) = $TS - $dlg(start_ts);
@@ -235,10 +341,15 @@ route[REPORT] {
 		+ '","duration":' + $var(duration) + '}';
 	http_client_query("{{CONTROL_URL}}/voice/events", "$var(body)",
 		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
-	if ($rc != 201) xlog("L_ERR", "call $ci not recorded: $rc $var(answer)\n");
+	if ($rc != 201) xlog("L_ERR", "call $ci not reported: $rc $var(answer)\n");
 }
 
 event_route[xhttp:request] {
+	# Kamailio's RPC (the dialogs it holds), for Switchboard alone.
+	if ($hu =~ "^/RPC" && $hdr(X-Switchboard-Voice) == "{{TOKEN}}") {
+		jsonrpc_dispatch();
+		exit;
+	}
 	if ($hdr(Upgrade) =~ "websocket" && $hdr(Connection) =~ "Upgrade" && $rm =~ "GET") {
 		if (ws_handle_handshake()) exit;
 	}

@@ -23,6 +23,8 @@ export interface Supervised {
   lastLines(): string;
   /** True while the current run is alive. */
   running(): boolean;
+  /** The current run's process id, or null. */
+  pid(): number | null;
   /** Stops it (SIGTERM, then SIGKILL after `graceMs`) and does not restart it. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -86,6 +88,7 @@ export function supervise(
     name,
     lastLines,
     running: () => child !== null && child.exitCode === null && child.signalCode === null,
+    pid: () => child?.pid ?? null,
     async stop(graceMs = 3000) {
       stopping = true;
       if (restartTimer) clearTimeout(restartTimer);

@@ -10,4 +10,6 @@ export interface VoiceControl {
   endpoint: { wsUrl: string; sipHost: string } | null;
   /** Rings an account's softphones from the sandbox; set while the stack runs. */
   ring?: (call: SandboxRing) => Promise<void>;
+  /** How long softphones' SIP credentials last; app-api/routes/voice.ts's default unless set. */
+  credentialSeconds?: number;
 }

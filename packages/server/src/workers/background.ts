@@ -16,6 +16,7 @@ import { LiveCarrier } from '../carriers/live/live-carrier.ts';
 import { smppAdapter } from '../carriers/smpp/smpp-carrier.ts';
 import { telnyxAdapter } from '../carriers/telnyx/telnyx-carrier.ts';
 import { twilioAdapter } from '../carriers/twilio/twilio-carrier.ts';
+import { TrunkChecks } from '../carriers/sip/trunk-checks.ts';
 import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
 import { onLane, type Store } from '../store/store.ts';
@@ -145,8 +146,16 @@ export async function startBackground(deps: {
     ...(deps.retentionIntervalMs ? { intervalMs: deps.retentionIntervalMs } : {}),
   });
   retention.start();
+  const trunks = new TrunkChecks({
+    store,
+    clock,
+    logger: logger.child({ worker: 'trunks' }),
+    intervalMs: config.trunkCheckSeconds * 1000,
+  });
+  trunks.start();
   return {
     async stop() {
+      await trunks.stop();
       await retention.stop();
       await webhooks.stop();
       await webhookDispatcher?.close();

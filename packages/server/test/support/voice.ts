@@ -23,9 +23,14 @@ export interface VoiceTestApp extends TestApp {
 
 export async function startVoiceApp(
   engine: Engine,
-  options: { ringTimeoutMs?: number; env?: Record<string, string> } = {},
+  options: {
+    ringTimeoutMs?: number;
+    env?: Record<string, string>;
+    credentialSeconds?: number;
+  } = {},
 ): Promise<VoiceTestApp> {
   const voice: VoiceControl = { secrets: newVoiceSecrets(), endpoint: null };
+  if (options.credentialSeconds) voice.credentialSeconds = options.credentialSeconds;
   const t = await startTestApp(engine, { voice, ...(options.env ? { env: options.env } : {}) });
   let stack: VoiceStack;
   try {

@@ -1,6 +1,6 @@
 import { UA, WebSocketInterface } from 'jssip';
 type RTCSession = ReturnType<UA['call']>;
-import type { ApiClient } from './api.ts';
+import { ApiRequestError, type ApiClient } from './api.ts';
 
 /** What `GET /app/api/voice` gives a signed-in softphone. */
 interface VoiceLogin {
@@ -47,6 +47,8 @@ interface Agent {
   mode: string;
   host: string;
   expiresAt: number;
+  /** The next renewal of its credentials. */
+  renewal: ReturnType<typeof setTimeout> | null;
 }
 
 /** The agent, or the one being made: screens asking at once share it. */
@@ -56,13 +58,14 @@ let agent: Promise<Agent> | null = null;
 async function userAgent(api: ApiClient): Promise<Agent> {
   const pending = agent;
   const current = pending ? await pending.catch(() => null) : null;
-  // Credentials last minutes: a new agent with fresh ones once they are near their end.
-  if (current && current.mode === api.mode && current.expiresAt - Date.now() > 60_000) {
+  // Its credentials are renewed as it runs (scheduleRenewal): a new agent only for another
+  // mode, or once they ran out.
+  if (current && current.mode === api.mode && current.expiresAt > Date.now()) {
     return current;
   }
   // Another screen replaced it meanwhile: use that one.
   if (agent !== pending) return userAgent(api);
-  current?.ua.stop();
+  if (current) halt(current);
   const next = connect(api);
   agent = next;
   next.catch(() => {
@@ -75,7 +78,46 @@ async function userAgent(api: ApiClient): Promise<Agent> {
 export function stopPhone(): void {
   const pending = agent;
   agent = null;
-  void pending?.then((current) => current.ua.stop()).catch(() => {});
+  void pending?.then(halt).catch(() => {});
+}
+
+/** Ends the agent's calls, unregisters it and stops renewing its credentials. */
+function halt(current: Agent): void {
+  if (current.renewal) clearTimeout(current.renewal);
+  current.renewal = null;
+  current.ua.stop();
+}
+
+/** Failed renewals are tried again this often, until the credentials run out. */
+const RENEW_RETRY_MS = 5_000;
+
+/**
+ * Renews the agent's credentials halfway through their life, in place: the UA, its
+ * registration and any call in progress carry on with the new login. A session that has
+ * ended gets none (401): the agent stops at once, and with it any call, as it does when the
+ * credentials run out before a renewal succeeds.
+ */
+function scheduleRenewal(api: ApiClient, current: Agent, delayMs: number): void {
+  current.renewal = setTimeout(() => {
+    void (async () => {
+      try {
+        const login = await api.get<VoiceLogin>('/voice');
+        current.ua.set('authorization_user', login.username);
+        current.ua.set('password', login.password);
+        current.expiresAt = Date.parse(login.expiresAt);
+        current.ua.register();
+        scheduleRenewal(api, current, (current.expiresAt - Date.now()) / 2);
+      } catch (error) {
+        const ended = error instanceof ApiRequestError && error.status === 401;
+        if (ended || Date.now() + RENEW_RETRY_MS >= current.expiresAt) {
+          if (agent && (await agent.catch(() => null)) === current) agent = null;
+          halt(current);
+        } else {
+          scheduleRenewal(api, current, RENEW_RETRY_MS);
+        }
+      }
+    })();
+  }, delayMs);
 }
 
 async function connect(api: ApiClient): Promise<Agent> {
@@ -96,7 +138,10 @@ async function connect(api: ApiClient): Promise<Agent> {
   });
   ua.start();
   const host = login.sipUri.slice(login.sipUri.indexOf('@') + 1);
-  return { ua, mode: api.mode, host, expiresAt: Date.parse(login.expiresAt) };
+  const expiresAt = Date.parse(login.expiresAt);
+  const current: Agent = { ua, mode: api.mode, host, expiresAt, renewal: null };
+  scheduleRenewal(api, current, (expiresAt - Date.now()) / 2);
+  return current;
 }
 
 /** Asks for the microphone now, when a call needs it; a refusal is explained, not thrown raw. */

@@ -144,10 +144,13 @@ export type Push =
   | { type: 'opt-out.changed'; phone: string; optedOut: boolean }
   | { type: 'contact.deleted'; id: string };
 
-/** A live carrier connection, as the dashboard shows it (never its password, token or key). */
+/**
+ * A live carrier connection, as the dashboard shows it (never its password, token or key): an
+ * SMSC, an HTTP provider, or a SIP trunk for calls.
+ */
 export interface CarrierConnection {
   id: string;
-  type: 'smpp' | 'twilio' | 'telnyx';
+  type: 'smpp' | 'twilio' | 'telnyx' | 'sip';
   /** SMPP's settings. */
   host?: string;
   port?: number;
@@ -164,7 +167,10 @@ export interface CarrierConnection {
   apiBase?: string;
   /** Where the provider posts (HTTP connections, once SWITCHBOARD_PUBLIC_URL is set). */
   webhookUrls?: { status: string; inbound: string };
-  status: 'connecting' | 'bound' | 'failed' | 'paused' | 'stopped';
+  /** A SIP trunk's (with host and port): `checking`, then `up` or `failed` (asked with OPTIONS). */
+  transport?: 'udp' | 'tcp' | 'tls';
+  authenticated?: boolean;
+  status: 'connecting' | 'bound' | 'failed' | 'paused' | 'stopped' | 'checking' | 'up';
   lastError: string | null;
   paused: boolean;
   inFlight: number;

@@ -22,7 +22,7 @@ export async function voiceRoutes(app: FastifyInstance): Promise<void> {
       voice.secrets,
       { accountId: session.accountId, mode, userId: session.user.id },
       clock.now(),
-      SIP_CREDENTIALS_SECONDS,
+      voice.credentialSeconds ?? SIP_CREDENTIALS_SECONDS,
     );
     reply.header('cache-control', 'no-store');
     return {

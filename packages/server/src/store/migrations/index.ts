@@ -23,6 +23,8 @@ import * as disabledUsers from './028-disabled-users.ts';
 import * as pushClaims from './029-push-claims.ts';
 import * as media from './030-media.ts';
 import * as inboundRefs from './031-inbound-refs.ts';
+import * as voiceTrunks from './032-voice-trunks.ts';
+import * as openCalls from './033-open-calls.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -53,6 +55,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '029-push-claims': pushClaims,
   '030-media': media,
   '031-inbound-refs': inboundRefs,
+  '032-voice-trunks': voiceTrunks,
+  '033-open-calls': openCalls,
 };
 
 /** Kysely's migration provider over the list above. */

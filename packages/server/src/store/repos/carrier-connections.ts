@@ -90,12 +90,19 @@ export function listCarrierConnections(
     );
 }
 
-/** Every connection of every account that is not removed: what the live carrier may bind. */
-export function listActiveCarrierConnections(db: Kysely<DB>): Promise<CarrierConnectionRow[]> {
+/**
+ * Every connection of every account that is not removed: the messaging ones are what the live
+ * carrier may bind; the SIP trunks are what the trunk checks ask.
+ */
+export function listActiveCarrierConnections(
+  db: Kysely<DB>,
+  kind: 'messaging' | 'sip' = 'messaging',
+): Promise<CarrierConnectionRow[]> {
   return db
     .selectFrom('carrier_connections')
     .selectAll()
     .where('deleted_at', 'is', null)
+    .where('type', kind === 'sip' ? '=' : '!=', 'sip')
     .orderBy('id')
     .execute();
 }

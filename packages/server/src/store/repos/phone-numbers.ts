@@ -37,12 +37,14 @@ export async function findLiveRoute(
             .selectFrom('carrier_connections as own')
             .select('own.id')
             .whereRef('own.id', '=', 'pn.carrier_id')
-            .where('own.deleted_at', 'is', null),
+            .where('own.deleted_at', 'is', null)
+            .where('own.type', '!=', 'sip'),
           eb
             .selectFrom('carrier_connections as first')
             .select('first.id')
             .whereRef('first.account_id', '=', 'pn.account_id')
             .where('first.deleted_at', 'is', null)
+            .where('first.type', '!=', 'sip')
             .orderBy('first.id')
             .limit(1),
         )

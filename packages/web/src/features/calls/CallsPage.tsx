@@ -48,7 +48,12 @@ function CallRow(props: { call: CallLogEntry }) {
         {formatShortTime(call.startedAt)}
       </time>
       <div className="row-actions">
-        <CallButton phone={phone} label={label} title="Call back" />
+        <CallButton
+          phone={phone}
+          label={label}
+          title="Call back"
+          from={call.direction === 'inbound' ? call.to : call.from}
+        />
         <TextButton phone={phone} label={label} />
       </div>
     </li>

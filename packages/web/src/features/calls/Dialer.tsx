@@ -6,10 +6,13 @@ import type { PhoneCall } from '../../lib/phone.ts';
 import { useSession } from '../../lib/session.tsx';
 import { InCall, Keypad } from './InCall.tsx';
 
-/** The history state that opens the dialer pre-addressed (a deep link, "Call back"). */
+/**
+ * The history state that opens the dialer pre-addressed (a deep link, "Call back"); `from`, the
+ * line to call from (a thread's, a call's), when it is one of the account's.
+ */
 export interface DialState {
   /** `nonce` makes a repeated request (call back the same number twice) open a fresh prompt. */
-  dial: { to: string; autoDial: boolean; nonce?: number };
+  dial: { to: string; autoDial: boolean; nonce?: number; from?: string };
 }
 
 /** Reads a {@link DialState} from history state, or null. */
@@ -53,7 +56,8 @@ export function Dialer(props: { request: DialState['dial'] | null }) {
   const dial = (to: string) => {
     setError(null);
     setStage({ kind: 'calling', to });
-    const from = numbers[0];
+    const asked = props.request?.from;
+    const from = asked && numbers.includes(asked) ? asked : numbers[0];
     if (!from || !speaker.current) {
       handOff(to);
       return;

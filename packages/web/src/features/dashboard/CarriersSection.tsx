@@ -22,6 +22,7 @@ const EMPTY = {
 
 const PILL: Record<string, string> = {
   bound: 'ok-pill',
+  up: 'ok-pill',
   failed: 'bad-pill',
 };
 
@@ -78,7 +79,8 @@ export function CarriersSection() {
         <h2 id="carriers-title">Carrier connections</h2>
         <p className="muted">
           Live texts leave and arrive through these SMPP, Twilio and Telnyx connections. A number
-          goes through the connection it was added with, or the first one here.
+          goes through the connection it was added with, or the first one here. Live calls go
+          through SIP trunks.
         </p>
         {carriers.error && <p className="form-error">{carriers.error}</p>}
         <ul className="plain-list" aria-label="Carrier connections">
@@ -86,7 +88,7 @@ export function CarriersSection() {
             <li key={c.id} data-carrier={c.id}>
               <span>
                 <strong className="mono">{nameOf(c)}</strong>{' '}
-                <span className="muted">{c.type === 'smpp' ? c.systemId : c.type}</span>{' '}
+                <span className="muted">{detailOf(c)}</span>{' '}
                 <span className={`pill ${PILL[c.status] ?? 'muted-pill'}`} data-status={c.status}>
                   {c.status}
                 </span>
@@ -99,10 +101,14 @@ export function CarriersSection() {
                   <code className="mono">{c.webhookUrls.status}</code>
                 </span>
               )}
-              <span className="muted">
-                {c.inFlight} in flight · {c.sentLastMinute} sent and {c.receivedLastMinute} received
-                in the last minute
-              </span>
+              {c.type === 'sip' ? (
+                <span className="muted">Checked with SIP OPTIONS</span>
+              ) : (
+                <span className="muted">
+                  {c.inFlight} in flight · {c.sentLastMinute} sent and {c.receivedLastMinute}{' '}
+                  received in the last minute
+                </span>
+              )}
               <span>
                 <button
                   type="button"
@@ -221,7 +227,15 @@ export function CarriersSection() {
 
 /** What a connection leads to: the SMSC's address, or the provider's account. */
 function nameOf(c: CarrierConnection): string {
-  if (c.type === 'smpp') return `${c.host}:${c.port}`;
+  if (c.type === 'smpp' || c.type === 'sip') return `${c.host}:${c.port}`;
   if (c.type === 'twilio') return `Twilio ${c.accountSid}`;
   return `Telnyx ${c.messagingProfileId ?? ''}`.trim();
+}
+
+/** What sets a connection apart beside its name: the SMSC's system id, the kind of trunk. */
+function detailOf(c: CarrierConnection): string {
+  if (c.type === 'smpp') return c.systemId ?? '';
+  if (c.type === 'sip')
+    return `SIP trunk · ${c.transport}${c.authenticated ? ' · digest login' : ''}`;
+  return c.type;
 }

@@ -140,7 +140,14 @@ export function ThreadView(props: { id: string; draft: Draft | null }) {
             className="button small"
             onClick={() =>
               navigate('/app/calls', {
-                state: { dial: { to: other.phone, autoDial: false, nonce: Date.now() } },
+                state: {
+                  dial: {
+                    to: other.phone,
+                    autoDial: false,
+                    nonce: Date.now(),
+                    from: conversation.accountPhone,
+                  },
+                },
               })
             }
           >

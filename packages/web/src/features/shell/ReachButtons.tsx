@@ -7,10 +7,10 @@ import type { DraftState } from '../inbox/InboxPage.tsx';
 // lead and what they carry, so every row that reaches a number behaves the same.
 
 /**
- * Opens the dialer addressed to `phone`, waiting for the person to press Call. `label` names
- * who is called, for screen readers; `title` is the tooltip.
+ * Opens the dialer addressed to `phone`, waiting for the person to press Call; from the line
+ * `from` when given. `label` names who is called, for screen readers; `title` is the tooltip.
  */
-export function CallButton(props: { phone: string; label: string; title: string }) {
+export function CallButton(props: { phone: string; label: string; title: string; from?: string }) {
   return (
     <button
       type="button"
@@ -18,7 +18,8 @@ export function CallButton(props: { phone: string; label: string; title: string 
       aria-label={`Call ${props.label}`}
       title={props.title}
       onClick={() => {
-        const state: DialState = { dial: { to: props.phone, autoDial: false, nonce: Date.now() } };
+        const dial = { to: props.phone, autoDial: false, nonce: Date.now() };
+        const state: DialState = { dial: props.from ? { ...dial, from: props.from } : dial };
         navigate('/app/calls', { state });
       }}
     >

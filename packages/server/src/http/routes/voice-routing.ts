@@ -1,0 +1,103 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { Type, type Static } from '@sinclair/typebox';
+import { ApiError } from '../../domain/errors.ts';
+import { inboundTrunk, outboundTrunk } from '../../queries/voice-trunks.ts';
+import { isControlToken } from '../../voice/ephemeral-credentials.ts';
+
+const OutboundCall = Type.Object(
+  {
+    /** `acct_….live`: whose softphone places the call. */
+    aor: Type.String({ maxLength: 128 }),
+    from: Type.String({ maxLength: 64 }),
+    to: Type.String({ maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+
+const InboundCall = Type.Object(
+  {
+    to: Type.String({ maxLength: 64 }),
+    /** The address the INVITE came from. */
+    source: Type.String({ maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+/** Whether `address` is one of `host`'s: the host itself, or what it resolves to. */
+async function isAddressOf(host: string, address: string): Promise<boolean> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare)) return bare === address;
+  try {
+    return (await lookup(bare, { all: true })).some((a) => a.address === address);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Kamailio's routing questions (docs/behaviour.md#voice), answered as one line of fields split
+ * by `|` (credentials in base64, so no field holds the separator): Kamailio reads them with
+ * `s.select` and needs no JSON module. Only Kamailio, holding this run's control token, may
+ * ask; to anyone else the routes do not exist.
+ */
+export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
+  const { voice, store, secrets } = app.deps;
+  if (!voice) return;
+  const guard = (request: FastifyRequest) => {
+    const token = request.headers['x-switchboard-voice'];
+    if (!isControlToken(voice.secrets, typeof token === 'string' ? token : undefined)) {
+      throw new ApiError('not_found', `No route for ${request.method} ${request.url}.`);
+    }
+  };
+  const line = (reply: FastifyReply, fields: string[]) =>
+    reply.code(200).type('text/plain').send(fields.join('|'));
+
+  // A live softphone's call: where it goes (the trunk), the number it shows, the trunk's login.
+  app.post<{ Body: Static<typeof OutboundCall> }>(
+    '/voice/route',
+    { config: { public: true }, schema: { body: OutboundCall } },
+    async (request, reply) => {
+      guard(request);
+      const [accountId, mode] = request.body.aor.split('.');
+      if (!accountId || mode !== 'live') {
+        throw new ApiError('validation_error', 'aor must be "account.live".', { param: 'aor' });
+      }
+      const found = await outboundTrunk(store.db, accountId, request.body.from, secrets);
+      if (!found) throw new ApiError('not_found', 'No live number of the account has a SIP trunk.');
+      const { trunk, secret } = found;
+      const host =
+        trunk.host.includes(':') && !trunk.host.startsWith('[') ? `[${trunk.host}]` : trunk.host;
+      const uri =
+        `sip:${request.body.to}@${host}:${trunk.port}` +
+        (trunk.transport === 'udp' ? '' : `;transport=${trunk.transport}`);
+      return line(reply, [uri, found.phone, b64(secret.username), b64(secret.password)]);
+    },
+  );
+
+  // An INVITE from outside to `to`: whose softphones ring, and whether the sender is the
+  // trunk by its address ("1") or must prove it with the trunk's credentials ("0").
+  app.post<{ Body: Static<typeof InboundCall> }>(
+    '/voice/inbound',
+    { config: { public: true }, schema: { body: InboundCall } },
+    async (request, reply) => {
+      guard(request);
+      const found = await inboundTrunk(store.db, request.body.to, secrets);
+      if (!found)
+        throw new ApiError('not_found', `${request.body.to} takes no calls from a trunk.`);
+      const trusted = await isAddressOf(found.trunk.host, request.body.source);
+      if (!trusted && !found.trunk.authenticated) {
+        throw new ApiError('unauthorized', 'Not the trunk of this number.');
+      }
+      return line(reply, [
+        `${found.accountId}.live`,
+        trusted ? '1' : '0',
+        b64(found.secret.username),
+        b64(found.secret.password),
+      ]);
+    },
+  );
+}

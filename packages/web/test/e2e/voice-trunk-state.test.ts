@@ -1,0 +1,78 @@
+// The dashboard's Carriers tab in a real browser lists SIP trunks with their state as Switchboard
+// checks them with OPTIONS (sipp plays the trunks): one up, one refusing with its reason, and
+// never a trunk's login.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { addCarrier } from '../../../server/src/commands/add-carrier.ts';
+import { startSippServer, type SippServer } from '../../../server/test/support/voice-trunk.ts';
+import { eventually, launchBrowser, newContext, signIn } from '../support/browser.ts';
+import { startSoftphone, type Softphone } from '../support/softphone.ts';
+
+const LOGIN = 'acme-trunk-login';
+
+describe('the dashboard’s SIP trunks', () => {
+  let s: Softphone;
+  let browser: Browser;
+  let page: Page;
+  let good: SippServer;
+  let refusing: SippServer;
+  const ids: Record<'good' | 'refusing', string> = { good: '', refusing: '' };
+
+  before(async () => {
+    [s, browser, good, refusing] = await Promise.all([
+      startSoftphone({ env: { SWITCHBOARD_TRUNK_CHECK_SECONDS: '1' } }),
+      launchBrowser(),
+      startSippServer('options-ok', { calls: 1000, timeoutMs: 60_000 }),
+      startSippServer('options-refuse', { calls: 1000, timeoutMs: 60_000 }),
+    ]);
+    const clock = { now: () => Date.now() };
+    const seal = (secret: string) => s.t.secrets.seal(secret);
+    for (const [name, peer] of [
+      ['good', good],
+      ['refusing', refusing],
+    ] as const) {
+      const trunk = {
+        type: 'sip',
+        host: '127.0.0.1',
+        port: peer.port,
+        username: LOGIN,
+        password: 'pw-9',
+      };
+      const made = await s.t.store.write((tx) =>
+        addCarrier(tx, s.acct.accountId, trunk, { clock, seal }),
+      );
+      ids[name] = made.id;
+    }
+    page = await (await newContext(browser, s.t.url)).newPage();
+    await signIn(page, s.owner.email, s.owner.password);
+  });
+  after(async () => {
+    await browser?.close();
+    await s?.t.close();
+    await Promise.all([good?.stop(), refusing?.stop()]);
+  });
+
+  const row = (id: string) => page.locator(`[data-carrier="${id}"]`);
+  const status = (id: string) => row(id).locator('[data-status]').getAttribute('data-status');
+
+  test('a trunk that answers OPTIONS shows up; one that refuses shows failed with the status', async () => {
+    await page.goto('/app/dashboard/carriers');
+    await row(ids.good).waitFor();
+    await eventually(async () => (await status(ids.good)) === 'up', 'the good trunk to show up');
+    await eventually(
+      async () => (await status(ids.refusing)) === 'failed',
+      'the refusing trunk to show failed',
+    );
+    assert.match((await row(ids.refusing).textContent()) ?? '', /refused OPTIONS: 403 Forbidden/);
+    assert.match((await row(ids.good).textContent()) ?? '', /SIP trunk · udp · digest login/);
+    assert.ok(!(await page.content()).includes(LOGIN), 'the login is never shown');
+  });
+
+  test('a paused trunk shows paused, and its checked state again once resumed', async () => {
+    await row(ids.refusing).getByRole('button', { name: 'Pause' }).click();
+    await eventually(async () => (await status(ids.refusing)) === 'paused', 'paused');
+    await row(ids.refusing).getByRole('button', { name: 'Resume' }).click();
+    await eventually(async () => (await status(ids.refusing)) === 'failed', 'asked again');
+  });
+});
