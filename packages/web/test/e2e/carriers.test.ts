@@ -56,12 +56,13 @@ describe('the dashboard’s carrier connections', () => {
 
   async function addConnection(password: string) {
     await page.goto('/app/dashboard/carriers');
-    await page.getByRole('heading', { name: 'Add an SMPP connection' }).waitFor();
-    await page.getByLabel('Host').fill('127.0.0.1');
-    await page.getByLabel('Port').fill(String(peer.port));
-    await page.getByLabel('System ID').fill('test');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Add connection' }).click();
+    const form = page.getByRole('form', { name: 'Add an SMPP connection' });
+    await form.waitFor();
+    await form.getByLabel('Host').fill('127.0.0.1');
+    await form.getByLabel('Port').fill(String(peer.port));
+    await form.getByLabel('System ID').fill('test');
+    await form.getByLabel('Password').fill(password);
+    await form.getByRole('button', { name: 'Add connection' }).click();
     await row().waitFor();
   }
 

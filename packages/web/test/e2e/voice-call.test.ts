@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { verifyWebhook } from '../../../sdk/src/webhooks/verify.ts';
 import { eventsOf } from '../../../server/test/support/messaging.ts';
+import { startReceiver, type Receiver } from '../../../server/test/support/receiver.ts';
+import { createEndpoint } from '../../../server/test/support/webhooks.ts';
 import { rtpLegs, startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
 import type { TestAccount } from '../../../server/test/support/app.ts';
 import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
@@ -16,10 +19,14 @@ describe('calling from the softphone', () => {
   let member: Login;
   let browser: Browser;
   let page: Page;
+  let receiver: Receiver;
+  let endpoint: { id: string; secret: string };
 
   before(async () => {
-    t = await startVoiceApp('sqlite');
+    t = await startVoiceApp('sqlite', { env: { SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1' } });
     acct = await t.newAccount('Acme Plumbing');
+    receiver = await startReceiver();
+    endpoint = await createEndpoint(acct.test, `${receiver.url}/calls`, ['call.completed']);
     member = await createLogin(t, acct.accountId, 'member', 'Max Member');
     browser = await chromium.launch({
       executablePath: CHROMIUM_PATH,
@@ -39,9 +46,10 @@ describe('calling from the softphone', () => {
   after(async () => {
     await browser?.close();
     await t?.close();
+    await receiver?.close();
   });
 
-  test('a call link with ad=1 dials the sandbox, connects with audio both ways, and its hang-up records call.completed with the seconds talked', async () => {
+  test('a call link with ad=1 dials the sandbox, connects with audio both ways, and its hang-up sends call.completed, signed, with the seconds talked', async () => {
     // The call's SIP Call-ID, from the INVITE JsSIP sends over Kamailio's WebSocket.
     let callId: string | null = null;
     page.on('websocket', (socket) =>
@@ -76,6 +84,19 @@ describe('calling from the softphone', () => {
     assert.equal(event.data.to, '+12065550123');
     assert.ok(acct.testNumbers.includes(event.data.from), event.data.from);
     assert.ok(Math.abs(event.data.duration - talked) <= 1, `${event.data.duration} vs ${talked}`);
+    // The same event reaches the account's endpoint as a webhook that the SDK's check accepts.
+    const [delivery] = await receiver.waitFor('/calls', 1, { timeoutMs: 15_000, intervalMs: 50 });
+    const signed = await verifyWebhook(
+      delivery!.raw,
+      delivery!.headers['x-service-signature'] as string,
+      endpoint.secret,
+    );
+    assert.equal(signed.type, 'call.completed');
+    assert.equal(signed.id, event.id);
+    const data = signed.data as { id: string; duration: number; status: string };
+    assert.equal(data.id, event.data.id);
+    assert.equal(data.status, 'completed');
+    assert.ok(Math.abs(data.duration - talked) <= 1, `${data.duration} vs ${talked}`);
   });
   test('a refused microphone is explained and places no call', async () => {
     // Without the fake consent UI, headless Chromium refuses the microphone as a person would.

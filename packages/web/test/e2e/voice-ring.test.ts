@@ -8,22 +8,11 @@ import type { TestAccount } from '../../../server/test/support/app.ts';
 import { eventsOf } from '../../../server/test/support/messaging.ts';
 import { startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
 import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
-import { createLogin } from '../support/softphone.ts';
+import { createLogin, registered } from '../support/softphone.ts';
 
 const GRACE = '+14155550151';
 /** Kamailio's ring timeout in this suite, short to keep it quick. */
 const RING_MS = 6000;
-
-/** Resolves once the page's softphone has registered (a 200 to its REGISTER over the WebSocket). */
-function registered(page: Page): Promise<void> {
-  return new Promise((resolve) =>
-    page.on('websocket', (socket) =>
-      socket.on('framereceived', (frame) => {
-        if (/^SIP\/2\.0 200 [^]*^CSeq: *\d+ REGISTER/m.test(String(frame.payload))) resolve();
-      }),
-    ),
-  );
-}
 
 describe('ringing every signed-in softphone', () => {
   let t: VoiceTestApp;

@@ -75,4 +75,51 @@ describe('the dashboard’s SIP trunks', () => {
     await row(ids.refusing).getByRole('button', { name: 'Resume' }).click();
     await eventually(async () => (await status(ids.refusing)) === 'failed', 'asked again');
   });
+
+  test('an owner adds a SIP trunk in the Carriers tab: a lone username is refused, then it is stored with its login sealed and checked', async () => {
+    const stored = () =>
+      s.t.store.db
+        .selectFrom('carrier_connections')
+        .selectAll()
+        .where('account_id', '=', s.acct.accountId)
+        .execute();
+    const before = new Set((await stored()).map((c) => c.id));
+    await page.goto('/app/dashboard/carriers');
+    const form = page.getByRole('form', { name: 'Add a SIP trunk' });
+    await form.getByLabel('Host').fill('127.0.0.1');
+    await form.getByLabel('Port', { exact: true }).fill(String(good.port));
+    await form.getByLabel('Transport').selectOption('udp');
+    await form.getByLabel('Username').fill('added-login');
+    await form.getByRole('button', { name: 'Add SIP trunk' }).click();
+    await form.getByRole('alert').getByText('username and password go together').waitFor();
+    assert.equal((await stored()).length, before.size, 'nothing stored');
+
+    await form.getByLabel('Password').fill('pw-added-7');
+    await form.getByRole('button', { name: 'Add SIP trunk' }).click();
+    let added: Awaited<ReturnType<typeof stored>>[number] | undefined;
+    await eventually(async () => {
+      added = (await stored()).find((c) => !before.has(c.id));
+      return added !== undefined;
+    }, 'the trunk to be stored');
+    assert.equal(added!.type, 'sip');
+    assert.deepEqual(JSON.parse(added!.settings_json), {
+      host: '127.0.0.1',
+      port: good.port,
+      transport: 'udp',
+      authenticated: true,
+    });
+    assert.ok(!added!.secret_sealed.includes('pw-added-7'), 'the password is sealed');
+    assert.deepEqual(JSON.parse(s.t.secrets.open(added!.secret_sealed)), {
+      username: 'added-login',
+      password: 'pw-added-7',
+    });
+    await eventually(async () => (await status(added!.id)) === 'up', 'the new trunk to show up');
+    assert.match((await row(added!.id).textContent()) ?? '', /SIP trunk · udp · digest login/);
+    assert.equal(await form.getByLabel('Host').inputValue(), '', 'the form is cleared');
+    const html = await page.content();
+    assert.ok(
+      !html.includes('added-login') && !html.includes('pw-added-7'),
+      'the login never shown',
+    );
+  });
 });

@@ -2,6 +2,7 @@
 // the browser suites. SQLite only: the storage suites already cover both engines.
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { createUser } from '../../../server/src/commands/create-user.ts';
 import { WEB_DIST } from '../../../server/src/http/web-app.ts';
 import { hashPassword } from '../../../server/src/lib/secrets.ts';
@@ -70,4 +71,15 @@ export async function startSoftphone(
   const owner = await createLogin(t, acct.accountId, 'owner', 'Olivia Owner');
   const member = await createLogin(t, acct.accountId, 'member', 'Max Member');
   return { t, acct, owner, member };
+}
+
+/** Resolves once the page's softphone has registered (a 200 to its REGISTER over the WebSocket). */
+export function registered(page: Page): Promise<void> {
+  return new Promise((resolve) =>
+    page.on('websocket', (socket) =>
+      socket.on('framereceived', (frame) => {
+        if (/^SIP\/2\.0 200 [^]*^CSeq: *\d+ REGISTER/m.test(String(frame.payload))) resolve();
+      }),
+    ),
+  );
 }

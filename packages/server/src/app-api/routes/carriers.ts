@@ -48,7 +48,20 @@ const TelnyxBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const CarrierBody = Type.Union([SmppBody, TwilioBody, TelnyxBody]);
+const SipBody = Type.Object(
+  {
+    type: Type.Literal('sip'),
+    host: Type.String({ maxLength: 253 }),
+    port: Type.Optional(Type.Integer()),
+    transport: Type.Optional(
+      Type.Union([Type.Literal('udp'), Type.Literal('tcp'), Type.Literal('tls')]),
+    ),
+    username: Type.Optional(Type.String({ maxLength: 128 })),
+    password: Type.Optional(Type.String({ maxLength: 128 })),
+  },
+  { additionalProperties: false },
+);
+const CarrierBody = Type.Union([SmppBody, TwilioBody, TelnyxBody, SipBody]);
 const PauseBody = Type.Object({ paused: Type.Boolean() }, { additionalProperties: false });
 
 export async function carrierRoutes(app: FastifyInstance): Promise<void> {

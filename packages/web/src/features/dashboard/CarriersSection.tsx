@@ -4,6 +4,7 @@ import { useSession } from '../../lib/session.tsx';
 import type { CarrierConnection, ListOf } from '../../lib/types.ts';
 import { useResource } from '../../lib/use-resource.ts';
 import { HttpCarrierForm } from './HttpCarrierForm.tsx';
+import { SipTrunkForm } from './SipTrunkForm.tsx';
 
 /** How often the connections' live state is read again while the card is open. */
 const REFRESH_MS = 2000;
@@ -221,6 +222,7 @@ export function CarriersSection() {
         </button>
       </form>
       <HttpCarrierForm onAdded={reload} />
+      <SipTrunkForm onAdded={reload} />
     </div>
   );
 }
