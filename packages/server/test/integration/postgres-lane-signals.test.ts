@@ -2,17 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import pg from 'pg';
 import { openStore } from '../../src/store/store.ts';
-
 import { LISTENER_NAME, NOTIFY_QUERY } from '../../src/store/engine/postgres-signal-relay.ts';
-
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
-
 import { startTestApp } from '../support/app.ts';
 import { sha256Hex } from '../../src/lib/secrets.ts';
-
 import { peakInFlightDuring, queriesDuring } from '../support/pg-queries.ts';
 
 if (ENGINES.includes('postgres')) {

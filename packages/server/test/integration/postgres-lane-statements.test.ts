@@ -3,10 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-
 import pg from 'pg';
 import { type Store } from '../../src/store/store.ts';
-
 import { pendingDelivery, recordEvents } from '../../src/commands/record-event.ts';
 import {
   applySettlements,
@@ -25,7 +23,6 @@ import { findDelivery, insertDeliveries } from '../../src/store/repos/webhook-de
 import { insertWebhookEndpoint } from '../../src/store/repos/webhook-endpoints.ts';
 import { ENGINES } from '../support/engines.ts';
 import { webhookEndpointRow } from '../support/rows.ts';
-
 import { accountWithNumber, openLaneRig, type LaneRig } from '../support/lane-rig.ts';
 import { queriesDuring, statementsOf } from '../support/pg-queries.ts';
 

@@ -9,9 +9,7 @@ import pg from 'pg';
 import { type Store } from '../../src/store/store.ts';
 import type { WriteOptions, WriteTx } from '../../src/store/engine/write-queue.ts';
 import { NOTIFY_QUERY, SIGNAL_CHANNEL } from '../../src/store/engine/postgres-signal-relay.ts';
-
 import { ENGINES } from '../support/engines.ts';
-
 import { insert, openLaneRig, setting, type LaneRig } from '../support/lane-rig.ts';
 import { queriesDuring, roundTripsDuring, sentWhenAnswered } from '../support/pg-queries.ts';
 

@@ -2,7 +2,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
-
 import {
   BACKGROUND_WAIT_MS,
   WriteQueue,

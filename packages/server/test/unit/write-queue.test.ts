@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, test } from 'node:test';
-
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/store/schema.ts';
 import {
