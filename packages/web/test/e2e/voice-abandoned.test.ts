@@ -2,53 +2,32 @@
 // softphones through Kamailio, then sends CANCEL. Every device stops ringing; the call is missed.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { TestAccount } from '../../../server/test/support/app.ts';
 import { eventsOf } from '../../../server/test/support/messaging.ts';
-import { runSipp, startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
-import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
-import { createLogin, registered } from '../support/softphone.ts';
+import { runSipp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
+import {
+  callEvents,
+  registeredPhones,
+  startVoiceRig,
+  type VoiceRig,
+} from '../support/voice-rig.ts';
 
 const GRACE = '+14155550151';
 
 describe('an inbound call abandoned by the caller', () => {
+  let rig: VoiceRig;
   let t: VoiceTestApp;
   let acct: TestAccount;
-  let browser: Browser;
-  const pages: Page[] = [];
+  let pages: Page[];
 
   before(async () => {
-    t = await startVoiceApp('sqlite');
-    acct = await t.newAccount('Acme Plumbing');
+    rig = await startVoiceRig();
+    ({ t, acct } = rig);
     await acct.test.post('/v1/contacts', { phone: GRACE, name: 'Grace Hopper' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-      ],
-      timeout: 30_000,
-    });
-    for (const name of ['Ann Answer', 'Bob Bystander']) {
-      const login = await createLogin(t, acct.accountId, 'member', name);
-      const page = await (await newContext(browser, t.url)).newPage();
-      const ready = registered(page);
-      await signIn(page, login.email, login.password);
-      await Promise.race([
-        ready,
-        sleep(15_000).then(() => assert.fail(`${name}'s softphone did not register`)),
-      ]);
-      pages.push(page);
-    }
+    pages = await registeredPhones(rig, ['Ann Answer', 'Bob Bystander']);
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => rig?.close());
 
   test('a caller who hangs up while every device rings makes call.missed and every device stops ringing', async () => {
     const line = acct.testNumbers[0]!;
@@ -76,11 +55,7 @@ describe('an inbound call abandoned by the caller', () => {
         .getByRole('alertdialog', { name: 'Incoming call' })
         .waitFor({ state: 'detached', timeout: 5000 });
     }
-    let missed: any[] = [];
-    for (let i = 0; i < 100 && missed.length === 0; i++) {
-      missed = await eventsOf(t.store.db, acct.accountId, 'test', 'call.missed');
-      if (missed.length === 0) await sleep(100);
-    }
+    const missed = await callEvents(rig, 'call.missed', 1, 10_000);
     assert.equal(missed.length, 1, 'one call.missed');
     // Well before the ring timeout: the caller's CANCEL ended it, not Kamailio giving up.
     assert.ok(Date.now() - started < 15_000);

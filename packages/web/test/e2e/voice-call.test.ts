@@ -3,49 +3,36 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { verifyWebhook } from '../../../sdk/src/webhooks/verify.ts';
 import { eventsOf } from '../../../server/test/support/messaging.ts';
 import { startReceiver, type Receiver } from '../../../server/test/support/receiver.ts';
 import { createEndpoint } from '../../../server/test/support/webhooks.ts';
-import { rtpLegs, startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
+import { rtpLegs, type VoiceTestApp } from '../../../server/test/support/voice.ts';
 import type { TestAccount } from '../../../server/test/support/app.ts';
 import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
 import { createLogin, type Login } from '../support/softphone.ts';
+import { callEvents, signedInPage, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 describe('calling from the softphone', () => {
+  let rig: VoiceRig;
   let t: VoiceTestApp;
   let acct: TestAccount;
   let member: Login;
-  let browser: Browser;
   let page: Page;
   let receiver: Receiver;
   let endpoint: { id: string; secret: string };
 
   before(async () => {
-    t = await startVoiceApp('sqlite', { env: { SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1' } });
-    acct = await t.newAccount('Acme Plumbing');
+    rig = await startVoiceRig({ env: { SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1' } });
+    ({ t, acct } = rig);
     receiver = await startReceiver();
     endpoint = await createEndpoint(acct.test, `${receiver.url}/calls`, ['call.completed']);
     member = await createLogin(t, acct.accountId, 'member', 'Max Member');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-      timeout: 30_000,
-    });
-    page = await (await newContext(browser, t.url)).newPage();
-    await signIn(page, member.email, member.password);
+    page = await signedInPage(rig, member);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await rig?.close();
     await receiver?.close();
   });
 
@@ -73,12 +60,7 @@ describe('calling from the softphone', () => {
     await page.getByRole('button', { name: 'Hang up' }).click();
     const talked = (Date.now() - answered) / 1000;
     await timer.getByText('Call ended').waitFor();
-    let event: any;
-    for (let i = 0; i < 100 && !event; i++) {
-      event = (await eventsOf(t.store.db, acct.accountId, 'test', 'call.completed'))[0];
-      if (!event) await sleep(100);
-    }
-    assert.ok(event, 'call.completed recorded');
+    const [event] = await callEvents(rig, 'call.completed', 1, 10_000);
     assert.equal(event.data.direction, 'outbound');
     assert.equal(event.data.status, 'completed');
     assert.equal(event.data.to, '+12065550123');

@@ -4,47 +4,30 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { TestAccount } from '../../../server/test/support/app.ts';
 import { eventsOf } from '../../../server/test/support/messaging.ts';
-import { startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
-import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
+import type { VoiceTestApp } from '../../../server/test/support/voice.ts';
 import { createLogin } from '../support/softphone.ts';
+import { signedInPage, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 const GRACE = '+14155550131';
 
 describe('click-to-call', () => {
+  let rig: VoiceRig;
   let t: VoiceTestApp;
   let acct: TestAccount;
-  let browser: Browser;
   let page: Page;
 
   before(async () => {
-    t = await startVoiceApp('sqlite');
-    acct = await t.newAccount('Acme Plumbing');
+    rig = await startVoiceRig();
+    ({ t, acct } = rig);
     await acct.test.post('/v1/contacts', { phone: GRACE, name: 'Grace Hopper' });
     // A thread with Grace on the account's second line.
     await acct.test.post('/v1/messages', { from: acct.testNumbers[1], to: GRACE, body: 'Hello' });
-    const member = await createLogin(t, acct.accountId, 'member', 'Max Member');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-      timeout: 30_000,
-    });
-    page = await (await newContext(browser, t.url)).newPage();
-    await signIn(page, member.email, member.password);
+    page = await signedInPage(rig, await createLogin(t, acct.accountId, 'member', 'Max Member'));
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  after(() => rig?.close());
 
   /** Confirms the dialer's prompt, talks a second, hangs up; the call.completed it recorded. */
   async function confirmTalkHangUp() {

@@ -4,12 +4,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { TestAccount } from '../../../server/test/support/app.ts';
-import { eventsOf } from '../../../server/test/support/messaging.ts';
-import { startVoiceApp, type VoiceTestApp } from '../../../server/test/support/voice.ts';
-import { CHROMIUM_PATH, newContext, signIn } from '../support/browser.ts';
+import type { Page } from 'playwright-core';
+import type { VoiceTestApp } from '../../../server/test/support/voice.ts';
+import { newContext, signIn } from '../support/browser.ts';
 import { createLogin, type Login } from '../support/softphone.ts';
+import { callEvents, signedInPage, startVoiceRig, type VoiceRig } from '../support/voice-rig.ts';
 
 /** How long credentials last in this suite: renewed every 3 s. */
 const LIFETIME_S = 6;
@@ -33,39 +32,19 @@ function watchRegisters(page: Page) {
 }
 
 describe('the softphone’s SIP credentials', () => {
+  let rig: VoiceRig;
   let t: VoiceTestApp;
-  let acct: TestAccount;
   let member: Login;
-  let browser: Browser;
 
   before(async () => {
-    t = await startVoiceApp('sqlite', { credentialSeconds: LIFETIME_S });
-    acct = await t.newAccount('Acme Plumbing');
-    member = await createLogin(t, acct.accountId, 'member', 'Max Member');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--use-fake-ui-for-media-stream',
-        '--use-fake-device-for-media-stream',
-        '--autoplay-policy=no-user-gesture-required',
-      ],
-      timeout: 30_000,
-    });
+    rig = await startVoiceRig({ credentialSeconds: LIFETIME_S });
+    t = rig.t;
+    member = await createLogin(t, rig.acct.accountId, 'member', 'Max Member');
   });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function completedCalls() {
-    return eventsOf(t.store.db, acct.accountId, 'test', 'call.completed');
-  }
+  after(() => rig?.close());
 
   test('are renewed before they expire: it stays registered and a call in progress carries on', async () => {
-    const page = await (await newContext(browser, t.url)).newPage();
+    const page = await (await newContext(rig.browser, t.url)).newPage();
     const registers = watchRegisters(page);
     await signIn(page, member.email, member.password);
     await page.goto('/app/link?action=call&to=%2B12065550123&ad=1');
@@ -82,20 +61,14 @@ describe('the softphone’s SIP credentials', () => {
     assert.equal(await timer.getByText('Call ended').count(), 0, 'the call carried on');
     await page.getByRole('button', { name: 'Hang up' }).click();
     const talked = (Date.now() - answered) / 1000;
-    let event: any;
-    for (let i = 0; i < 100 && !event; i++) {
-      event = (await completedCalls())[0];
-      if (!event) await sleep(100);
-    }
-    assert.ok(event, 'call.completed recorded');
+    const [event] = await callEvents(rig, 'call.completed', 1, 10_000);
     assert.ok(Math.abs(event.data.duration - talked) <= 1, `${event.data.duration} vs ${talked}`);
     await page.close();
   });
 
   test('a session that ends gets no new credentials: its call ends and the app signs out', async () => {
-    const page = await (await newContext(browser, t.url)).newPage();
-    await signIn(page, member.email, member.password);
-    const before = (await completedCalls()).length;
+    const page = await signedInPage(rig, member);
+    const before = (await callEvents(rig, 'call.completed', 0)).length;
     await page.goto('/app/link?action=call&to=%2B12065550124&ad=1');
     await page
       .getByRole('timer')
@@ -105,12 +78,10 @@ describe('the softphone’s SIP credentials', () => {
     await t.store.write((tx) =>
       tx.db.deleteFrom('sessions').where('user_id', '=', member.id).execute(),
     );
-    let ended: any;
-    for (let i = 0; i < 2 * LIFETIME_S * 10 && !ended; i++) {
-      ended = (await completedCalls())[before];
-      if (!ended) await sleep(100);
-    }
-    assert.ok(ended, 'the call ended within a lifetime of its credentials');
+    // The call ends once its credentials lapse (waited for up to two lifetimes).
+    const ended = (await callEvents(rig, 'call.completed', before + 1, 2 * LIFETIME_S * 1000))[
+      before
+    ];
     assert.equal(ended.data.to, '+12065550124');
     assert.ok(ended.data.duration <= LIFETIME_S, `duration ${ended.data.duration}`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor({ timeout: 10_000 });
