@@ -1,6 +1,5 @@
-import { useState, type FormEvent } from 'react';
 import { Field, FormError } from '../../lib/form.tsx';
-import { useSession } from '../../lib/session.tsx';
+import { TextField, useCarrierForm } from './carrier-form.tsx';
 
 const EMPTY = {
   type: 'twilio' as 'twilio' | 'telnyx',
@@ -12,52 +11,34 @@ const EMPTY = {
   messagingProfileId: '',
 };
 
+const optional = (value: string) => (value.trim() ? value.trim() : undefined);
+
+/** The body each provider takes: only its own fields, trimmed where a space cannot belong. */
+function toBody(form: typeof EMPTY) {
+  return form.type === 'twilio'
+    ? {
+        type: 'twilio',
+        accountSid: form.accountSid.trim(),
+        authToken: form.authToken,
+        messagingServiceSid: optional(form.messagingServiceSid),
+      }
+    : {
+        type: 'telnyx',
+        apiKey: form.apiKey,
+        publicKey: form.publicKey.trim(),
+        messagingProfileId: optional(form.messagingProfileId),
+      };
+}
+
 /** Adds a Twilio or Telnyx connection; its credentials go in and never come out. */
 export function HttpCarrierForm(props: { onAdded(): void }) {
-  const { api } = useSession();
-  const [form, setForm] = useState(EMPTY);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const set = (patch: Partial<typeof EMPTY>) => setForm({ ...form, ...patch });
-  const optional = (value: string) => (value.trim() ? value.trim() : undefined);
-
-  const add = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await api.post(
-        '/carriers',
-        form.type === 'twilio'
-          ? {
-              type: 'twilio',
-              accountSid: form.accountSid.trim(),
-              authToken: form.authToken,
-              messagingServiceSid: optional(form.messagingServiceSid),
-            }
-          : {
-              type: 'telnyx',
-              apiKey: form.apiKey,
-              publicKey: form.publicKey.trim(),
-              messagingProfileId: optional(form.messagingProfileId),
-            },
-      );
-      setForm({ ...EMPTY, type: form.type });
-      props.onAdded();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { form, set, error, busy, onSubmit } = useCarrierForm(EMPTY, props, toBody, (added) => ({
+    ...EMPTY,
+    type: added.type,
+  }));
 
   return (
-    <form
-      className="card"
-      onSubmit={(e) => void add(e)}
-      aria-labelledby="http-carrier-title"
-      noValidate
-    >
+    <form className="card" onSubmit={onSubmit} aria-labelledby="http-carrier-title" noValidate>
       <h2 id="http-carrier-title">Add a Twilio or Telnyx connection</h2>
       <Field label="Provider">
         <select
@@ -70,57 +51,47 @@ export function HttpCarrierForm(props: { onAdded(): void }) {
       </Field>
       {form.type === 'twilio' ? (
         <>
-          <Field label="Account SID">
-            <input
-              required
-              autoComplete="off"
-              value={form.accountSid}
-              onChange={(e) => set({ accountSid: e.target.value })}
-            />
-          </Field>
-          <Field label="Auth token">
-            <input
-              type="password"
-              required
-              autoComplete="new-password"
-              value={form.authToken}
-              onChange={(e) => set({ authToken: e.target.value })}
-            />
-          </Field>
-          <Field label="Messaging Service SID" optional>
-            <input
-              autoComplete="off"
-              value={form.messagingServiceSid}
-              onChange={(e) => set({ messagingServiceSid: e.target.value })}
-            />
-          </Field>
+          <TextField
+            label="Account SID"
+            required
+            value={form.accountSid}
+            onChange={(accountSid) => set({ accountSid })}
+          />
+          <TextField
+            label="Auth token"
+            secret
+            required
+            value={form.authToken}
+            onChange={(authToken) => set({ authToken })}
+          />
+          <TextField
+            label="Messaging Service SID"
+            optional
+            value={form.messagingServiceSid}
+            onChange={(messagingServiceSid) => set({ messagingServiceSid })}
+          />
         </>
       ) : (
         <>
-          <Field label="API key">
-            <input
-              type="password"
-              required
-              autoComplete="new-password"
-              value={form.apiKey}
-              onChange={(e) => set({ apiKey: e.target.value })}
-            />
-          </Field>
-          <Field label="Public key">
-            <input
-              required
-              autoComplete="off"
-              value={form.publicKey}
-              onChange={(e) => set({ publicKey: e.target.value })}
-            />
-          </Field>
-          <Field label="Messaging profile ID" optional>
-            <input
-              autoComplete="off"
-              value={form.messagingProfileId}
-              onChange={(e) => set({ messagingProfileId: e.target.value })}
-            />
-          </Field>
+          <TextField
+            label="API key"
+            secret
+            required
+            value={form.apiKey}
+            onChange={(apiKey) => set({ apiKey })}
+          />
+          <TextField
+            label="Public key"
+            required
+            value={form.publicKey}
+            onChange={(publicKey) => set({ publicKey })}
+          />
+          <TextField
+            label="Messaging profile ID"
+            optional
+            value={form.messagingProfileId}
+            onChange={(messagingProfileId) => set({ messagingProfileId })}
+          />
         </>
       )}
       <FormError message={error} />

@@ -1,6 +1,5 @@
-import { useState, type FormEvent } from 'react';
 import { Field, FormError } from '../../lib/form.tsx';
-import { useSession } from '../../lib/session.tsx';
+import { TextField, useCarrierForm } from './carrier-form.tsx';
 
 const EMPTY = {
   host: '',
@@ -10,44 +9,24 @@ const EMPTY = {
   password: '',
 };
 
+/** Empty login fields are left out: the trunk then trusts its host's addresses alone. */
+function toBody(form: typeof EMPTY) {
+  return {
+    type: 'sip',
+    host: form.host.trim(),
+    port: Number(form.port),
+    transport: form.transport,
+    ...(form.username.trim() ? { username: form.username.trim() } : {}),
+    ...(form.password ? { password: form.password } : {}),
+  };
+}
+
 /** Adds a SIP trunk for live calls; its digest login, when it has one, goes in and never comes out. */
 export function SipTrunkForm(props: { onAdded(): void }) {
-  const { api } = useSession();
-  const [form, setForm] = useState(EMPTY);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const set = (patch: Partial<typeof EMPTY>) => setForm({ ...form, ...patch });
-
-  const add = async (event: FormEvent) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      // Empty login fields are left out: the trunk then trusts its host's addresses alone.
-      await api.post('/carriers', {
-        type: 'sip',
-        host: form.host.trim(),
-        port: Number(form.port),
-        transport: form.transport,
-        ...(form.username.trim() ? { username: form.username.trim() } : {}),
-        ...(form.password ? { password: form.password } : {}),
-      });
-      setForm(EMPTY);
-      props.onAdded();
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { form, set, error, busy, onSubmit } = useCarrierForm(EMPTY, props, toBody);
 
   return (
-    <form
-      className="card"
-      onSubmit={(e) => void add(e)}
-      aria-labelledby="sip-trunk-title"
-      noValidate
-    >
+    <form className="card" onSubmit={onSubmit} aria-labelledby="sip-trunk-title" noValidate>
       <h2 id="sip-trunk-title">Add a SIP trunk</h2>
       <Field label="Host">
         <input required value={form.host} onChange={(e) => set({ host: e.target.value })} />
@@ -69,21 +48,19 @@ export function SipTrunkForm(props: { onAdded(): void }) {
           <option value="tls">TLS</option>
         </select>
       </Field>
-      <Field label="Username" optional>
-        <input
-          autoComplete="off"
-          value={form.username}
-          onChange={(e) => set({ username: e.target.value })}
-        />
-      </Field>
-      <Field label="Password" optional>
-        <input
-          type="password"
-          autoComplete="new-password"
-          value={form.password}
-          onChange={(e) => set({ password: e.target.value })}
-        />
-      </Field>
+      <TextField
+        label="Username"
+        optional
+        value={form.username}
+        onChange={(username) => set({ username })}
+      />
+      <TextField
+        label="Password"
+        optional
+        secret
+        value={form.password}
+        onChange={(password) => set({ password })}
+      />
       <FormError message={error} />
       <button type="submit" className="button primary" disabled={busy}>
         {busy ? 'Adding…' : 'Add SIP trunk'}
