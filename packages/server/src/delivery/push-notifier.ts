@@ -51,11 +51,13 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
   const send = async (
     scope: Scoped,
     eventKey: string,
-    event: NotifiableEvent,
+    // A text's needs a read (its assignee): made only for an account with push keys.
+    eventOf: NotifiableEvent | (() => Promise<NotifiableEvent>),
     payload: PushPayload,
   ) => {
     const keys = await findPushKeys(store.db, scope.accountId);
     if (!keys) return;
+    const event = typeof eventOf === 'function' ? await eventOf() : eventOf;
     const targets = (await subscriptionsOfAccount(store.db, scope.accountId)).filter((s) =>
       shouldNotify(
         s.user_id,
@@ -102,18 +104,19 @@ export function attachPushNotifier(app: FastifyInstance, options: { ca?: string 
     if (p.message.direction !== 'inbound') return;
     const { conversationId } = p.message;
     void safely(
-      statesOf(store.db, [conversationId]).then(([state]) =>
-        send(
-          p,
-          `text:${p.message.id}`,
-          { kind: 'text', assigneeId: state?.assignee_id ?? null },
-          {
-            title: p.contactName ?? p.message.from,
-            body: p.message.body || 'Sent a picture',
-            url: inThread(p.mode, conversationId),
-            tag: conversationId,
-          },
-        ),
+      send(
+        p,
+        `text:${p.message.id}`,
+        async () => {
+          const [state] = await statesOf(store.db, [conversationId]);
+          return { kind: 'text', assigneeId: state?.assignee_id ?? null };
+        },
+        {
+          title: p.contactName ?? p.message.from,
+          body: p.message.body || 'Sent a picture',
+          url: inThread(p.mode, conversationId),
+          tag: conversationId,
+        },
       ),
     );
   };
