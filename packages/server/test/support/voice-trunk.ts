@@ -29,6 +29,8 @@ export async function startSippServer(
     transport?: 'udp' | 'tcp';
     /** How many calls (or requests) it takes before it ends; 1 unless said. */
     calls?: number;
+    /** Sends back every RTP packet it gets, so a call carries audio both ways. */
+    rtpEcho?: boolean;
   } = {},
 ): Promise<SippServer> {
   const dir = mkdtempSync(join(tmpdir(), 'sipp-uas-'));
@@ -48,6 +50,7 @@ export async function startSippServer(
     '-t',
     options.transport === 'tcp' ? 't1' : 'u1',
     '-nostdin',
+    ...(options.rtpEcho ? ['-rtp_echo'] : []),
     '-timeout',
     `${Math.ceil(timeoutMs / 1000)}s`,
     '-timeout_error',

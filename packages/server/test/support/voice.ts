@@ -116,6 +116,8 @@ export async function runSipp(
     password?: string;
     pauseMs?: number;
     timeoutMs?: number;
+    /** Sends back every RTP packet it gets, so a call carries audio both ways. */
+    rtpEcho?: boolean;
   },
 ): Promise<SippRun> {
   const dir = mkdtempSync(join(tmpdir(), 'sipp-'));
@@ -133,6 +135,7 @@ export async function runSipp(
     '-m',
     '1',
     '-nostdin',
+    ...(options.rtpEcho ? ['-rtp_echo'] : []),
     '-timeout',
     `${Math.ceil((options.timeoutMs ?? 20_000) / 1000)}s`,
     '-timeout_error',
