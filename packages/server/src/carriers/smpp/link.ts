@@ -62,6 +62,7 @@ interface Outstanding {
 export class SmppLink {
   readonly #o: LinkOptions;
   #socket: Socket | null = null;
+  #corked = false;
   readonly #framer: PduFramer;
   #sequence = 0;
   readonly #outstanding = new Map<number, Outstanding>();
@@ -182,9 +183,21 @@ export class SmppLink {
     }
   }
 
+  // PDUs written in one turn (a window's submit_sm, a batch's deliver_sm_resp) leave in one
+  // writev: with Nagle off, each write was a segment and a syscall of its own on both ends.
   #write(bytes: Buffer): void {
     this.#lastActivity = this.#o.timers.now();
-    this.#socket?.write(bytes);
+    const socket = this.#socket;
+    if (!socket) return;
+    if (!this.#corked) {
+      this.#corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(bytes);
   }
 
   #receive(chunk: Buffer): void {
