@@ -5,6 +5,10 @@ export interface KamailioSettings {
   host: string;
   sipPort: number;
   wsPort: number;
+  /** SIP over TLS, for trunks. */
+  tlsPort: number;
+  /** The tls module's configuration file (voice/kamailio-tls.ts). */
+  tlsConfig: string;
   rtpenginePort: number;
   /** `host:port` of the far end every softphone call is sent to (the sandbox's). */
   farEnd: string;
@@ -27,6 +31,8 @@ export function kamailioConfig(settings: KamailioSettings): string {
     HOST: settings.host,
     SIP_PORT: String(settings.sipPort),
     WS_PORT: String(settings.wsPort),
+    TLS_PORT: String(settings.tlsPort),
+    TLS_CONFIG: settings.tlsConfig,
     RTPENGINE_PORT: String(settings.rtpenginePort),
     FAR_END: settings.farEnd,
     CONTROL_URL: settings.controlUrl,

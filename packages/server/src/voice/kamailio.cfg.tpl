@@ -12,6 +12,9 @@ auto_aliases=no
 listen=udp:{{HOST}}:{{SIP_PORT}}
 listen=tcp:{{HOST}}:{{SIP_PORT}}
 listen=tcp:{{HOST}}:{{WS_PORT}}
+# SIP over TLS, for trunks added with `--transport tls` (voice/kamailio-tls.ts).
+enable_tls=yes
+listen=tls:{{HOST}}:{{TLS_PORT}}
 alias={{HOST}}:{{SIP_PORT}}
 tcp_accept_no_cl=yes
 dns=no
@@ -21,6 +24,8 @@ mpath="{{MODULES}}"
 
 #!define FLT_WEBRTC 1
 
+# First: OpenSSL is set up by tls before http_client's libcurl uses it.
+loadmodule "tls.so"
 loadmodule "kex.so"
 loadmodule "corex.so"
 loadmodule "tm.so"
@@ -46,6 +51,7 @@ loadmodule "http_client.so"
 loadmodule "uac.so"
 loadmodule "jsonrpcs.so"
 
+modparam("tls", "config", "{{TLS_CONFIG}}")
 # How long a call rings: after the first ring at most, and in all.
 modparam("tm", "fr_inv_timer", {{RING_TIMEOUT_MS}})
 modparam("tm", "max_inv_lifetime", {{RING_TIMEOUT_MS}})

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.ts';
 import type { VoiceSecrets } from './ephemeral-credentials.ts';
 import { DEBIAN_KAMAILIO_MODULES, kamailioConfig } from './kamailio-config.ts';
+import { NO_VOICE_TLS_FILES, writeKamailioTls, type VoiceTlsFiles } from './kamailio-tls.ts';
 import { freeMediaPorts, freeVoicePort, udpFree } from './ports.ts';
 import { supervise, type Supervised } from './supervisor.ts';
 import { sandboxCaller, type SandboxRing } from './sandbox-caller.ts';
@@ -19,14 +20,16 @@ export const VOICE_PROGRAMS = {
       'kamailio-websocket-modules',
       'kamailio-autheph-modules',
       'kamailio-utils-modules',
+      'kamailio-tls-modules',
     ],
   },
+  openssl: { path: '/usr/bin/openssl', packages: ['openssl'] },
   rtpengine: { path: '/usr/bin/rtpengine', packages: ['rtpengine-daemon'] },
   sipp: { path: '/usr/bin/sipp', packages: ['sip-tester'] },
 } as const;
 
 /** Kamailio modules the generated configuration loads from packages beyond `kamailio`. */
-const MODULES = ['websocket.so', 'auth_ephemeral.so', 'http_client.so', 'rtpengine.so'];
+const MODULES = ['websocket.so', 'auth_ephemeral.so', 'http_client.so', 'rtpengine.so', 'tls.so'];
 
 /** What is missing for voice, as the packages to install; empty when all is there. */
 export function missingVoicePackages(modules = DEBIAN_KAMAILIO_MODULES): string[] {
@@ -44,6 +47,8 @@ export interface VoiceStack {
   host: string;
   /** Kamailio's SIP port (UDP and TCP). */
   sipPort: number;
+  /** Kamailio's SIP over TLS port. */
+  tlsPort: number;
   /** `ws://host:port`: where JsSIP connects. */
   wsUrl: string;
   /** `host:port` of the sandbox far end. */
@@ -67,6 +72,8 @@ export interface VoiceStackOptions {
   ringTimeoutMs?: number;
   /** How long each program gets to come up. */
   startTimeoutMs?: number;
+  /** Kamailio's certificate and the CAs trunks' are checked against (voice/kamailio-tls.ts). */
+  tls?: VoiceTlsFiles;
 }
 
 const SCENARIO = new URL('./sandbox-far-end.xml', import.meta.url);
@@ -81,6 +88,11 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-voice-'));
   const [rtpenginePort, sipPort, wsPort, farEndPort, echoPort] = await fivePorts(host);
   const [mediaLow, mediaHigh] = await freeMediaPorts(host, 200);
+  let tlsPort = await freeVoicePort(host);
+  const taken = [rtpenginePort, sipPort, wsPort, farEndPort, echoPort];
+  for (let tries = 0; taken.includes(tlsPort) && tries < 10; tries++) {
+    tlsPort = await freeVoicePort(host);
+  }
   const programs: Supervised[] = [];
   const callers = sandboxCaller({
     host,
@@ -146,6 +158,8 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
         host,
         sipPort,
         wsPort,
+        tlsPort,
+        tlsConfig: writeKamailioTls(dir, host, options.tls ?? NO_VOICE_TLS_FILES),
         rtpenginePort,
         farEnd: `${host}:${farEndPort}`,
         controlUrl: options.controlUrl,
@@ -167,6 +181,7 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
     return {
       host,
       sipPort,
+      tlsPort,
       wsUrl: `ws://${host}:${wsPort}`,
       farEnd: `${host}:${farEndPort}`,
       rtpenginePort,

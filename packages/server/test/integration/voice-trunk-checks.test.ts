@@ -1,5 +1,6 @@
 // The state of SIP trunks: each is asked with OPTIONS, and shows `up`, or `failed` with why:
-// no answer, or the status it refused with. sipp plays the trunks, over UDP and TCP.
+// no answer, or the status it refused with. sipp plays the trunks, over UDP and TCP; Kamailio
+// plays them over TLS, its certificate trusted or not.
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +12,7 @@ import { accountScoped } from '../../src/store/scope.ts';
 import { startTestApp, type TestAccount, type TestApp } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { freePort } from '../support/processes.ts';
+import { startTlsTrunk } from '../support/tls-trunk.ts';
 import { startSippServer } from '../support/voice-trunk.ts';
 
 for (const engine of ENGINES) {
@@ -83,6 +85,38 @@ for (const engine of ENGINES) {
         mute.close();
       }
       assert.equal((await refusing.done).code, 0);
+    });
+
+    test("a TLS trunk is up over TLS when its certificate is trusted, failed saying so when it is not", async () => {
+      const trusted = await startTlsTrunk();
+      const stranger = await startTlsTrunk();
+      try {
+        const up = await trunk({ host: '127.0.0.1', port: trusted.tlsPort, transport: 'tls' });
+        const untrusted = await trunk({
+          host: '127.0.0.1',
+          port: stranger.tlsPort,
+          transport: 'tls',
+        });
+        // What the operator's SWITCHBOARD_VOICE_TLS_CA holds: the first trunk's certificate.
+        const checks = new TrunkChecks({
+          store: t.store,
+          clock,
+          logger: createLogger('silent'),
+          ca: [trusted.cert],
+        });
+        try {
+          await checks.checkOnce();
+          assert.deepEqual(await stateOf(up), ['up', null]);
+          const [status, lastError] = await stateOf(untrusted);
+          assert.equal(status, 'failed');
+          assert.match(String(lastError), /^TLS certificate not trusted: self[- ]signed certificate/);
+        } finally {
+          await checks.stop();
+        }
+      } finally {
+        await trusted.stop();
+        await stranger.stop();
+      }
     });
   });
 }

@@ -3,7 +3,7 @@
 // needs a single request and the status line of its answer.
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { connect as tcpConnect, isIPv6, type Socket } from 'node:net';
+import { connect as tcpConnect, isIP, isIPv6, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { SipTransport } from '../../domain/sip-trunk-settings.ts';
 
@@ -16,6 +16,14 @@ export interface ProbeTarget {
   port: number;
   transport: SipTransport;
 }
+
+/** How a TLS trunk's certificate is checked: against these CAs (PEM), or Node's default ones. */
+export interface ProbeTrust {
+  ca?: string[] | null;
+}
+
+/** OpenSSL's and Node's codes for a certificate that is not trusted or not the host's. */
+const CERTIFICATE_ERROR = /CERT|SIGNATURE|ISSUER|ALTNAME/;
 
 const token = () => randomBytes(8).toString('hex');
 
@@ -87,13 +95,20 @@ function overUdp(target: ProbeTarget, timeoutMs: number): Promise<ProbeResult> {
   });
 }
 
-function overStream(target: ProbeTarget, timeoutMs: number): Promise<ProbeResult> {
+function overStream(
+  target: ProbeTarget,
+  timeoutMs: number,
+  trust: ProbeTrust,
+): Promise<ProbeResult> {
   return new Promise((resolve) => {
     const options = { host: target.host, port: target.port, timeout: timeoutMs };
-    const socket: Socket =
-      target.transport === 'tls'
-        ? tlsConnect({ ...options, servername: target.host })
-        : tcpConnect(options);
+    // TLS names a host by SNI; an address is checked against the certificate's IP names.
+    const secure = {
+      ...options,
+      ...(isIP(target.host) ? {} : { servername: target.host }),
+      ...(trust.ca ? { ca: trust.ca } : {}),
+    };
+    const socket: Socket = target.transport === 'tls' ? tlsConnect(secure) : tcpConnect(options);
     let text = '';
     let settled = false;
     const done = (result: ProbeResult) => {
@@ -115,14 +130,26 @@ function overStream(target: ProbeTarget, timeoutMs: number): Promise<ProbeResult
       const status = finalStatus(text);
       if (status) done({ answered: true, ...status });
     });
-    socket.on('error', (error) => done({ answered: false, reason: error.message }));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      const untrusted = target.transport === 'tls' && CERTIFICATE_ERROR.test(error.code ?? '');
+      done({
+        answered: false,
+        reason: untrusted ? `TLS certificate not trusted: ${error.message}` : error.message,
+      });
+    });
     socket.on('close', () => done({ answered: false, reason: 'the trunk closed the connection' }));
   });
 }
 
 /** Sends OPTIONS to the trunk and waits at most `timeoutMs` for its final answer. */
-export function probeTrunk(target: ProbeTarget, timeoutMs: number): Promise<ProbeResult> {
-  return target.transport === 'udp' ? overUdp(target, timeoutMs) : overStream(target, timeoutMs);
+export function probeTrunk(
+  target: ProbeTarget,
+  timeoutMs: number,
+  trust: ProbeTrust = {},
+): Promise<ProbeResult> {
+  return target.transport === 'udp'
+    ? overUdp(target, timeoutMs)
+    : overStream(target, timeoutMs, trust);
 }
 
 /**

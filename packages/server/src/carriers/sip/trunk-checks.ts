@@ -22,6 +22,8 @@ export interface TrunkChecksOptions {
   intervalMs?: number;
   /** How long an answer is waited for. */
   timeoutMs?: number;
+  /** CAs a TLS trunk's certificate must lead to (PEM); null or absent: Node's default ones. */
+  ca?: string[] | null;
 }
 
 export class TrunkChecks {
@@ -30,6 +32,7 @@ export class TrunkChecks {
   readonly #logger: Logger;
   readonly #intervalMs: number;
   readonly #timeoutMs: number;
+  readonly #ca: string[] | null;
   readonly #holder = `${process.pid}-${randomUUID()}`;
   readonly #held = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
@@ -41,6 +44,7 @@ export class TrunkChecks {
     this.#clock = options.clock;
     this.#logger = options.logger;
     this.#intervalMs = options.intervalMs ?? 30_000;
+    this.#ca = options.ca ?? null;
     this.#timeoutMs = Math.min(options.timeoutMs ?? 4_000, this.#intervalMs);
   }
 
@@ -78,7 +82,7 @@ export class TrunkChecks {
         }
         this.#held.add(row.id);
         const settings = JSON.parse(row.settings_json) as SipTrunkSettings;
-        const result = await probeTrunk(settings, this.#timeoutMs);
+        const result = await probeTrunk(settings, this.#timeoutMs, { ca: this.#ca });
         const up = isUp(result);
         const lastError = up
           ? null
