@@ -48,6 +48,8 @@ export const VOICE: DebianPeer[] = [
     'kamailio-autheph-modules',
   ],
   ["Kamailio's http_client module", `${KAMAILIO_MODULES}/http_client.so`, 'kamailio-utils-modules'],
+  ["Kamailio's TLS module (trunks over TLS)", `${KAMAILIO_MODULES}/tls.so`, 'kamailio-tls-modules'],
+  ["openssl (Kamailio's self-signed certificate)", '/usr/bin/openssl', 'openssl'],
   ['rtpengine (user space)', '/usr/bin/rtpengine', 'rtpengine-daemon'],
   ["sipp (the sandbox far end and the suites' SIP phones)", '/usr/bin/sipp', 'sip-tester'],
 ].map(([what, path, debian]) => ({

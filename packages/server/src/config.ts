@@ -1,4 +1,6 @@
+import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
+import type { VoiceTlsFiles } from './voice/kamailio-tls.ts';
 
 /** Which parts of the service one process runs. One process runs all by default. */
 export const ROLES = ['api', 'worker', 'realtime'] as const;
@@ -52,6 +54,8 @@ export interface Config {
   publicUrl: string | null;
   /** Seconds between the OPTIONS checks of each SIP trunk (carriers/sip/trunk-checks.ts). */
   trunkCheckSeconds: number;
+  /** `SWITCHBOARD_VOICE_TLS_*`: Kamailio's certificate, and CAs trusted for TLS trunks. */
+  voiceTls: VoiceTlsFiles;
 }
 
 /** A configuration that cannot be used, with every problem listed at once. */
@@ -220,6 +224,7 @@ export function loadConfig(
     problems.push(`SWITCHBOARD_VOICE must be auto, on or off (got '${voice}')`);
   }
   const publicUrl = publicUrlOf(problems, env.SWITCHBOARD_PUBLIC_URL);
+  const voiceTls = voiceTlsOf(problems, env);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -242,7 +247,32 @@ export function loadConfig(
     voice: voice as Config['voice'],
     publicUrl,
     trunkCheckSeconds,
+    voiceTls,
   };
+}
+
+/** The voice TLS files: each readable, and a certificate only with its key. */
+function voiceTlsOf(problems: string[], env: NodeJS.ProcessEnv): VoiceTlsFiles {
+  const file = (name: string) => {
+    const path = env[name];
+    if (!path) return null;
+    try {
+      accessSync(path, constants.R_OK);
+      return resolve(path);
+    } catch {
+      problems.push(`${name} must name a readable PEM file (got '${path}')`);
+      return null;
+    }
+  };
+  const files = {
+    cert: file('SWITCHBOARD_VOICE_TLS_CERT'),
+    key: file('SWITCHBOARD_VOICE_TLS_KEY'),
+    ca: file('SWITCHBOARD_VOICE_TLS_CA'),
+  };
+  if (!env.SWITCHBOARD_VOICE_TLS_CERT !== !env.SWITCHBOARD_VOICE_TLS_KEY) {
+    problems.push('SWITCHBOARD_VOICE_TLS_CERT and SWITCHBOARD_VOICE_TLS_KEY go together');
+  }
+  return files;
 }
 
 /** `SWITCHBOARD_PUBLIC_URL`: an http(s) origin and optional path, without a trailing slash. */

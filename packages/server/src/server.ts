@@ -47,7 +47,7 @@ export async function startServer(
     thread.signals,
   );
   const secrets = createSecretBox(secretKey);
-  const voice = prepareVoice(config.voice, config.host, logger);
+  const voice = prepareVoice(config.voice, config.host, logger, config.voiceTls);
   let app: FastifyInstance | null = null;
   let closed = false;
   let stopSweep = () => {};

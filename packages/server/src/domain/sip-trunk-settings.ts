@@ -32,8 +32,11 @@ const HOST = /^[A-Za-z0-9.:[\]-]{1,253}$/;
 // RFC 3261 user and quoted-string characters, printable ASCII: they travel in SIP headers.
 const CREDENTIAL = /^[\x21-\x7e]{1,128}$/;
 
-function port(value: unknown): number {
-  if (value === undefined || value === null || value === '') return 5060;
+/** The port unless given: SIP's, or SIP over TLS's (RFC 3261 19.1.2). */
+function port(value: unknown, transport: SipTransport): number {
+  if (value === undefined || value === null || value === '') {
+    return transport === 'tls' ? 5061 : 5060;
+  }
   const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 65535) {
     throw validationError('port', 'port must be a whole number from 1 to 65535.');
@@ -76,7 +79,7 @@ export function parseSipTrunkSettings(input: SipTrunkInput): {
   return {
     settings: {
       host: input.host,
-      port: port(input.port),
+      port: port(input.port, transport),
       transport,
       authenticated: username !== '',
     },

@@ -1,9 +1,9 @@
 // Kamailio's TLS (SIP trunks over `transport=tls`): its certificate, the CAs a trunk's
 // certificate is checked against, and the tls module's configuration naming both.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { trustedCas } from '../lib/trusted-cas.ts';
 
 /** `SWITCHBOARD_VOICE_TLS_*`: files the operator gives; null ones are made or defaulted. */
 export interface VoiceTlsFiles {
@@ -15,19 +15,6 @@ export interface VoiceTlsFiles {
 }
 
 export const NO_VOICE_TLS_FILES: VoiceTlsFiles = { cert: null, key: null, ca: null };
-
-/** Debian's bundle of the system's CAs (package ca-certificates). */
-const SYSTEM_CAS = '/etc/ssl/certs/ca-certificates.crt';
-
-/** The system's CAs as PEM: Debian's bundle, or Node's own copy of Mozilla's where it is absent. */
-function systemCas(): string {
-  return existsSync(SYSTEM_CAS) ? readFileSync(SYSTEM_CAS, 'utf8') : rootCertificates.join('\n');
-}
-
-/** What trunks' certificates are checked against by Node (the OPTIONS check): null = Node's default. */
-export function trunkCas(files: Pick<VoiceTlsFiles, 'ca'>): string[] | null {
-  return files.ca ? [...rootCertificates, readFileSync(files.ca, 'utf8')] : null;
-}
 
 /**
  * Writes into `dir` what Kamailio's tls module reads, and returns its configuration's path.
@@ -44,8 +31,7 @@ export function writeKamailioTls(dir: string, host: string, files: VoiceTlsFiles
     selfSigned(host, cert, key);
   }
   const cas = join(dir, 'tls-ca.pem');
-  const extra = files.ca ? `\n${readFileSync(files.ca, 'utf8')}` : '';
-  writeFileSync(cas, systemCas() + extra, { mode: 0o600 });
+  writeFileSync(cas, trustedCas(files.ca), { mode: 0o600 });
   const config = join(dir, 'tls.cfg');
   const common = ['method = TLSv1.2+', `certificate = ${cert}`, `private_key = ${key}`];
   writeFileSync(

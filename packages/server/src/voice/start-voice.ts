@@ -1,5 +1,6 @@
 import type { Logger } from '../lib/logger.ts';
 import { newVoiceSecrets } from './ephemeral-credentials.ts';
+import { NO_VOICE_TLS_FILES, type VoiceTlsFiles } from './kamailio-tls.ts';
 import type { VoiceControl } from './voice-control.ts';
 import { missingVoicePackages, startVoiceStack, type VoiceStack } from './voice-stack.ts';
 
@@ -20,7 +21,12 @@ export interface VoiceStart {
  * Voice as `serve` runs it. `off`, or `auto` without the Debian packages: no control plane,
  * messaging alone, and the summary says what to install. `on` without them fails the start.
  */
-export function prepareVoice(setting: VoiceSetting, host: string, logger: Logger): VoiceStart {
+export function prepareVoice(
+  setting: VoiceSetting,
+  host: string,
+  logger: Logger,
+  tls: VoiceTlsFiles = NO_VOICE_TLS_FILES,
+): VoiceStart {
   const missing = setting === 'off' ? [] : missingVoicePackages();
   const install = `apt-get install -y ${missing.join(' ')}`;
   if (setting === 'on' && missing.length > 0) {
@@ -38,7 +44,7 @@ export function prepareVoice(setting: VoiceSetting, host: string, logger: Logger
   return {
     control,
     async run(controlUrl) {
-      stack = await startVoiceStack({ host, controlUrl, secrets: control.secrets, logger });
+      stack = await startVoiceStack({ host, controlUrl, secrets: control.secrets, logger, tls });
       control.endpoint = { wsUrl: stack.wsUrl, sipHost: `${host}:${stack.sipPort}` };
       control.ring = stack.ring;
     },
@@ -48,6 +54,8 @@ export function prepareVoice(setting: VoiceSetting, host: string, logger: Logger
       await stack?.stop();
     },
     summary: () =>
-      stack ? `on: SIP ${host}:${stack.sipPort} (UDP, TCP), softphones ${stack.wsUrl}` : 'starting',
+      stack
+        ? `on: SIP ${host}:${stack.sipPort} (UDP, TCP), TLS ${host}:${stack.tlsPort}, softphones ${stack.wsUrl}`
+        : 'starting',
   };
 }

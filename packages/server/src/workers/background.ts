@@ -17,6 +17,7 @@ import { smppAdapter } from '../carriers/smpp/smpp-carrier.ts';
 import { telnyxAdapter } from '../carriers/telnyx/telnyx-carrier.ts';
 import { twilioAdapter } from '../carriers/twilio/twilio-carrier.ts';
 import { TrunkChecks } from '../carriers/sip/trunk-checks.ts';
+import { trustedCas } from '../lib/trusted-cas.ts';
 import { applyDeliveryReceipts } from '../commands/apply-delivery-receipts.ts';
 import { receiveMessage } from '../commands/receive-message.ts';
 import { onLane, type Store } from '../store/store.ts';
@@ -151,6 +152,7 @@ export async function startBackground(deps: {
     clock,
     logger: logger.child({ worker: 'trunks' }),
     intervalMs: config.trunkCheckSeconds * 1000,
+    ca: trustedCas(config.voiceTls.ca),
   });
   trunks.start();
   return {

@@ -67,6 +67,9 @@ for (const engine of ENGINES) {
           'the login is never printed',
         );
       }
+      const overTls = await addTrunk(['--host', 'sip.carrier.example', '--transport', 'tls']);
+      assertExit(overTls, 0);
+      assert.deepEqual([jsonOutput(overTls).port, jsonOutput(overTls).transport], [5061, 'tls']);
       const listed = await cli(['carriers', 'list', '--account', accountId]);
       assert.ok(!listed.stdout.includes(PASSWORD) && !listed.stdout.includes(USERNAME));
     });

@@ -10,7 +10,7 @@ import { createLogger } from '../../src/lib/logger.ts';
 import { DEBIAN_KAMAILIO_MODULES } from '../../src/voice/kamailio-config.ts';
 import { supervise } from '../../src/voice/supervisor.ts';
 import { freePort } from './processes.ts';
-import { makeTestCertificate } from './receiver.ts';
+import { makeTestCertificate, type TestCertificate } from './receiver.ts';
 
 export interface TlsTrunk {
   /** Where Switchboard reaches the carrier: SIP over TLS. */
@@ -26,11 +26,16 @@ export interface TlsTrunk {
 
 const TEMPLATE = join(import.meta.dirname, 'sip', 'tls-trunk.cfg.tpl');
 
-/** Starts the carrier's TLS edge; `switchboard` is `host:port` of Switchboard's TLS listener. */
-export async function startTlsTrunk(switchboard = '127.0.0.1:1'): Promise<TlsTrunk> {
+/**
+ * Starts the carrier's TLS edge with `certificate` (a new self-signed one unless given);
+ * `switchboard` is `host:port` of Switchboard's TLS listener.
+ */
+export async function startTlsTrunk(
+  options: { switchboard?: string; certificate?: TestCertificate } = {},
+): Promise<TlsTrunk> {
   const dir = mkdtempSync(join(tmpdir(), 'tls-trunk-'));
   const [tlsPort, udpPort, carrierPort] = [await freePort(), await freePort(), await freePort()];
-  const certificate = makeTestCertificate();
+  const certificate = options.certificate ?? makeTestCertificate();
   writeFileSync(join(dir, 'cert.pem'), certificate.cert);
   writeFileSync(join(dir, 'key.pem'), certificate.key);
   const own = [`certificate = ${dir}/cert.pem`, `private_key = ${dir}/key.pem`];
@@ -43,14 +48,17 @@ export async function startTlsTrunk(switchboard = '127.0.0.1:1'): Promise<TlsTru
     TLS_PORT: String(tlsPort),
     UDP_PORT: String(udpPort),
     CARRIER_PORT: String(carrierPort),
-    SWITCHBOARD: switchboard,
+    SWITCHBOARD: options.switchboard ?? '127.0.0.1:1',
     TLS_CONFIG: join(dir, 'tls.cfg'),
     MODULES: DEBIAN_KAMAILIO_MODULES,
   };
   const config = join(dir, 'kamailio.cfg');
   writeFileSync(
     config,
-    readFileSync(TEMPLATE, 'utf8').replace(/\{\{([A-Z_]+)\}\}/g, (_, name: string) => values[name]!),
+    readFileSync(TEMPLATE, 'utf8').replace(
+      /\{\{([A-Z_]+)\}\}/g,
+      (_, name: string) => values[name]!,
+    ),
   );
   const kamailio = supervise(
     'tls trunk',

@@ -31,10 +31,12 @@ export async function startSippServer(
     calls?: number;
     /** Sends back every RTP packet it gets, so a call carries audio both ways. */
     rtpEcho?: boolean;
+    /** Its port, when another peer is set to send there; a free one unless said. */
+    port?: number;
   } = {},
 ): Promise<SippServer> {
   const dir = mkdtempSync(join(tmpdir(), 'sipp-uas-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const timeoutMs = options.timeoutMs ?? 20_000;
   const args = [
     '-sf',

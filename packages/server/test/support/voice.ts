@@ -11,6 +11,7 @@ import { createLogger } from '../../src/lib/logger.ts';
 import type { Engine } from '../../src/store/engine/capabilities.ts';
 import { newVoiceSecrets } from '../../src/voice/ephemeral-credentials.ts';
 import type { VoiceControl } from '../../src/voice/voice-control.ts';
+import type { VoiceTlsFiles } from '../../src/voice/kamailio-tls.ts';
 import { startVoiceStack, type VoiceStack } from '../../src/voice/voice-stack.ts';
 import { startTestApp, type TestAccount, type TestApp } from './app.ts';
 import { freePort } from './processes.ts';
@@ -27,6 +28,7 @@ export async function startVoiceApp(
     ringTimeoutMs?: number;
     env?: Record<string, string>;
     credentialSeconds?: number;
+    tls?: VoiceTlsFiles;
   } = {},
 ): Promise<VoiceTestApp> {
   const voice: VoiceControl = { secrets: newVoiceSecrets(), endpoint: null };
@@ -40,6 +42,7 @@ export async function startVoiceApp(
       secrets: voice.secrets,
       logger: createLogger(process.env.SWITCHBOARD_TEST_VOICE_LOG ?? 'silent'),
       ...(options.ringTimeoutMs ? { ringTimeoutMs: options.ringTimeoutMs } : {}),
+      ...(options.tls ? { tls: options.tls } : {}),
     });
   } catch (error) {
     await t.close();

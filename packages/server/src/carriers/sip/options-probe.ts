@@ -19,7 +19,7 @@ export interface ProbeTarget {
 
 /** How a TLS trunk's certificate is checked: against these CAs (PEM), or Node's default ones. */
 export interface ProbeTrust {
-  ca?: string[] | null;
+  ca?: string | string[] | null;
 }
 
 /** OpenSSL's and Node's codes for a certificate that is not trusted or not the host's. */
@@ -134,7 +134,10 @@ function overStream(
       const untrusted = target.transport === 'tls' && CERTIFICATE_ERROR.test(error.code ?? '');
       done({
         answered: false,
-        reason: untrusted ? `TLS certificate not trusted: ${error.message}` : error.message,
+        // Without Node's advice on its own flags: the trunk's CA goes in SWITCHBOARD_VOICE_TLS_CA.
+        reason: untrusted
+          ? `TLS certificate not trusted: ${error.message.split(';')[0]}`
+          : error.message,
       });
     });
     socket.on('close', () => done({ answered: false, reason: 'the trunk closed the connection' }));

@@ -23,7 +23,7 @@ export interface TrunkChecksOptions {
   /** How long an answer is waited for. */
   timeoutMs?: number;
   /** CAs a TLS trunk's certificate must lead to (PEM); null or absent: Node's default ones. */
-  ca?: string[] | null;
+  ca?: string | string[] | null;
 }
 
 export class TrunkChecks {
@@ -32,7 +32,7 @@ export class TrunkChecks {
   readonly #logger: Logger;
   readonly #intervalMs: number;
   readonly #timeoutMs: number;
-  readonly #ca: string[] | null;
+  readonly #ca: string | string[] | null;
   readonly #holder = `${process.pid}-${randomUUID()}`;
   readonly #held = new Set<string>();
   #timer: NodeJS.Timeout | null = null;
