@@ -118,6 +118,9 @@ for (const engine of ENGINES) {
           timeoutMs: 8000,
         });
         assert.notEqual(call.code, 0, 'the call was answered');
+        // Visibly: Kamailio says why in its log.
+        const kamailio = t.stack.programs.find((program) => program.name === 'kamailio')!;
+        assert.match(kamailio.lastLines(), /certificate verify failed/);
         const far = await carrier.done;
         assert.doesNotMatch(far.log, /^FROM /m, 'the carrier was reached');
         assert.notEqual(far.code, 0);
