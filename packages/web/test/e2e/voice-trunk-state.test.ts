@@ -122,4 +122,32 @@ describe('the dashboard’s SIP trunks', () => {
       'the login never shown',
     );
   });
+  test('a TLS trunk added without a port gets SIP over TLS’s, 5061, as the form’s hint says', async () => {
+    const before = await s.t.store.db
+      .selectFrom('carrier_connections')
+      .select('id')
+      .where('account_id', '=', s.acct.accountId)
+      .execute();
+    await page.goto('/app/dashboard/carriers');
+    const form = page.getByRole('form', { name: 'Add a SIP trunk' });
+    await form.getByLabel('Host').fill('sip.example.test');
+    await form.getByLabel('Transport').selectOption('tls');
+    const port = form.getByLabel('Port', { exact: true });
+    assert.equal(await port.getAttribute('placeholder'), '5061');
+    assert.equal(await port.inputValue(), '');
+    await form.getByRole('button', { name: 'Add SIP trunk' }).click();
+    let settings: { port?: number; transport?: string } | undefined;
+    await eventually(async () => {
+      const rows = await s.t.store.db
+        .selectFrom('carrier_connections')
+        .selectAll()
+        .where('account_id', '=', s.acct.accountId)
+        .execute();
+      const added = rows.find((c) => !before.some((b) => b.id === c.id));
+      settings = added && JSON.parse(added.settings_json);
+      return settings !== undefined;
+    }, 'the TLS trunk to be stored');
+    assert.equal(settings!.transport, 'tls');
+    assert.equal(settings!.port, 5061);
+  });
 });

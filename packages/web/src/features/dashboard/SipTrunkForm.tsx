@@ -3,18 +3,27 @@ import { TextField, useCarrierForm } from './carrier-form.tsx';
 
 const EMPTY = {
   host: '',
-  port: '5060',
+  port: '',
   transport: 'udp' as 'udp' | 'tcp' | 'tls',
   username: '',
   password: '',
 };
 
-/** Empty login fields are left out: the trunk then trusts its host's addresses alone. */
+/** SIP's port, or SIP over TLS's: what the service takes when none is given. */
+const DEFAULT_PORT = { udp: '5060', tcp: '5060', tls: '5061' };
+
+/** A number where it is one; as typed otherwise, for the service to refuse naming it. */
+const portOf = (typed: string) => (/^\d+$/.test(typed) ? Number(typed) : typed);
+
+/**
+ * Empty login fields are left out: the trunk then trusts its host's addresses alone. An
+ * empty port is left out too, so the service picks the transport's.
+ */
 function toBody(form: typeof EMPTY) {
   return {
     type: 'sip',
     host: form.host.trim(),
-    port: Number(form.port),
+    ...(form.port.trim() ? { port: portOf(form.port.trim()) } : {}),
     transport: form.transport,
     ...(form.username.trim() ? { username: form.username.trim() } : {}),
     ...(form.password ? { password: form.password } : {}),
@@ -34,6 +43,7 @@ export function SipTrunkForm(props: { onAdded(): void }) {
       <Field label="Port">
         <input
           inputMode="numeric"
+          placeholder={DEFAULT_PORT[form.transport]}
           value={form.port}
           onChange={(e) => set({ port: e.target.value })}
         />
