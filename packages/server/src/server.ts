@@ -47,7 +47,12 @@ export async function startServer(
     thread.signals,
   );
   const secrets = createSecretBox(secretKey);
-  const voice = prepareVoice(config.voice, config.host, logger, config.voiceTls);
+  const voice = prepareVoice(config.voice, config.host, logger, {
+    dataDir: config.dataDir,
+    secretKey,
+    logLevel: config.logLevel,
+    tls: config.voiceTls,
+  });
   let app: FastifyInstance | null = null;
   let closed = false;
   let stopSweep = () => {};

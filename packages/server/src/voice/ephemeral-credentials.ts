@@ -16,6 +16,19 @@ export function newVoiceSecrets(): VoiceSecrets {
   };
 }
 
+/**
+ * The secrets of voice keeper `keeperId` (voice/keeper-main.ts), derived from the service's
+ * secret key: a `serve` that adopts the keeper after a restart has them again, and softphones
+ * keep their credentials, without the secrets being stored anywhere.
+ */
+export function keeperSecrets(secretKey: Buffer, keeperId: string): VoiceSecrets {
+  const derive = (purpose: string) =>
+    createHmac('sha256', secretKey)
+      .update(`switchboard voice ${purpose} ${keeperId}`)
+      .digest('base64url');
+  return { credentialSecret: derive('credentials'), controlToken: derive('control') };
+}
+
 /** A name for this run of the voice stack that reveals nothing of its token (open calls' holder). */
 export function voiceRunId(secrets: VoiceSecrets): string {
   return createHash('sha256').update(secrets.controlToken).digest('hex').slice(0, 16);

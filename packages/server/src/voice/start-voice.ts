@@ -1,8 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../lib/logger.ts';
-import { newVoiceSecrets } from './ephemeral-credentials.ts';
-import { NO_VOICE_TLS_FILES, type VoiceTlsFiles } from './kamailio-tls.ts';
+import { keeperSecrets, voiceRunId } from './ephemeral-credentials.ts';
+import {
+  connectKeeper,
+  startKeeper,
+  type KeeperLink,
+  type StartingKeeper,
+} from './keeper-client.ts';
+import { readKeeperState, type KeeperState } from './keeper-protocol.ts';
 import type { VoiceControl } from './voice-control.ts';
-import { missingVoicePackages, startVoiceStack, type VoiceStack } from './voice-stack.ts';
+import { missingVoicePackages } from './voice-stack.ts';
 
 /** `SWITCHBOARD_VOICE`: `auto` runs voice when its programs are installed. */
 export type VoiceSetting = 'auto' | 'on' | 'off';
@@ -17,15 +24,24 @@ export interface VoiceStart {
   summary(): string;
 }
 
+/** What voice keeps in, and derives its secrets from: the data directory and its secret key. */
+export interface VoiceHome {
+  dataDir: string;
+  secretKey: Buffer;
+  logLevel: string;
+}
+
 /**
  * Voice as `serve` runs it. `off`, or `auto` without the Debian packages: no control plane,
  * messaging alone, and the summary says what to install. `on` without them fails the start.
+ * Otherwise the stack runs under a voice keeper (keeper-main.ts): the one a previous `serve`
+ * of this data directory left running for its calls is adopted, with its ports and secrets.
  */
 export function prepareVoice(
   setting: VoiceSetting,
   host: string,
   logger: Logger,
-  tls: VoiceTlsFiles = NO_VOICE_TLS_FILES,
+  home: VoiceHome,
 ): VoiceStart {
   const missing = setting === 'off' ? [] : missingVoicePackages();
   const install = `apt-get install -y ${missing.join(' ')}`;
@@ -39,23 +55,77 @@ export function prepareVoice(
       setting === 'off' ? 'off (SWITCHBOARD_VOICE=off)' : `off: not installed (${install})`;
     return { control: null, run: async () => {}, stop: async () => {}, summary: () => why };
   }
-  const control: VoiceControl = { secrets: newVoiceSecrets(), endpoint: null };
-  let stack: VoiceStack | null = null;
+  // The secrets of the keeper this serve may adopt, so Kamailio's reports are taken from the
+  // moment the HTTP app listens; replaced by fresh ones if a new keeper starts instead.
+  const previous = readKeeperState(home.dataDir);
+  const control: VoiceControl = {
+    secrets: keeperSecrets(home.secretKey, previous?.id ?? randomBytes(12).toString('hex')),
+    endpoint: null,
+  };
+  let keeper: { link: KeeperLink; state: KeeperState } | null = null;
+  let starting: StartingKeeper | null = null;
+  let stopped = false;
+
+  /** The running keeper of this data directory if it can serve `controlUrl`; stopped if not. */
+  const adopt = async (controlUrl: string) => {
+    const link = await connectKeeper(home.dataDir);
+    if (!link) return null;
+    const { state, busy } = await link.ask({ op: 'attach' });
+    if (busy) throw new Error('Another switchboard serve runs voice from this data directory.');
+    const secrets = state && keeperSecrets(home.secretKey, state.id);
+    if (
+      state &&
+      secrets &&
+      state.controlUrl === controlUrl &&
+      state.runId === voiceRunId(secrets)
+    ) {
+      control.secrets = secrets;
+      logger.info({ pid: state.pid }, 'voice: adopted the running voice keeper and its calls');
+      return { link, state };
+    }
+    logger.info('voice: the running voice keeper reports elsewhere; starting a new one');
+    await link.ask({ op: 'stop' });
+    await link.closed(10_000);
+    return null;
+  };
+
   return {
     control,
     async run(controlUrl) {
-      stack = await startVoiceStack({ host, controlUrl, secrets: control.secrets, logger, tls });
-      control.endpoint = { wsUrl: stack.wsUrl, sipHost: `${host}:${stack.sipPort}` };
-      control.ring = stack.ring;
+      keeper = await adopt(controlUrl);
+      if (!keeper && !stopped) {
+        const id = randomBytes(12).toString('hex');
+        control.secrets = keeperSecrets(home.secretKey, id);
+        const { dataDir, logLevel } = home;
+        const input = { id, host, controlUrl, secrets: control.secrets, dataDir, logLevel };
+        starting = startKeeper(input, logger);
+        keeper = await starting.ready;
+        starting = null;
+      }
+      if (!keeper) return;
+      const { endpoint } = keeper.state;
+      const link = keeper.link;
+      control.endpoint = { wsUrl: endpoint.wsUrl, sipHost: `${host}:${endpoint.sipPort}` };
+      control.ring = async (call) => {
+        const reply = await link.ask({ op: 'ring', call });
+        if (reply.error) throw new Error(reply.error);
+      };
     },
     async stop() {
+      stopped = true;
       control.endpoint = null;
       delete control.ring;
-      await stack?.stop();
+      starting?.abort();
+      if (!keeper) return;
+      // The keeper stops now unless calls are in progress; those it keeps for the next serve.
+      const { staying } = await keeper.link.ask({ op: 'leave' });
+      if (staying) logger.info({ calls: staying }, 'voice keeper kept running for calls');
+      else await keeper.link.closed(10_000);
+      keeper.link.close();
     },
     summary: () =>
-      stack
-        ? `on: SIP ${host}:${stack.sipPort} (UDP, TCP), TLS ${host}:${stack.tlsPort}, softphones ${stack.wsUrl}`
+      keeper
+        ? `on: SIP ${host}:${keeper.state.endpoint.sipPort} (UDP, TCP), softphones ${keeper.state.endpoint.wsUrl}`
         : 'starting',
   };
 }
