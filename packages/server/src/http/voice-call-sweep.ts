@@ -3,29 +3,8 @@
 import type { Logger } from '../lib/logger.ts';
 import { voiceRunId } from '../voice/ephemeral-credentials.ts';
 import type { VoiceControl } from '../voice/voice-control.ts';
+import { kamailioDialogs } from '../voice/kamailio-dialogs.ts';
 import type { Changes } from '../commands/changes.ts';
-
-/** The Call-IDs of the dialogs Kamailio holds; null when it does not answer in 3 s. */
-export async function kamailioDialogs(voice: VoiceControl): Promise<string[] | null> {
-  if (!voice.endpoint) return null;
-  const url = voice.endpoint.wsUrl.replace(/^ws/, 'http') + '/RPC';
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-switchboard-voice': voice.secrets.controlToken,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'dlg.list', id: 1 }),
-      signal: AbortSignal.timeout(3000),
-    });
-    if (!res.ok) return null;
-    const body = (await res.json()) as { result?: { 'call-id'?: string }[] };
-    return (body.result ?? []).flatMap((d) => (d['call-id'] ? [d['call-id']] : []));
-  } catch {
-    return null;
-  }
-}
 
 /** Asks Kamailio once and sweeps; what was closed. */
 export async function sweepCalls(voice: VoiceControl, changes: Changes, intervalMs: number) {

@@ -113,7 +113,10 @@ export function startKeeper(input: KeeperInput, logger: Logger): StartingKeeper 
   const ready = (async () => {
     const first = createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
     const line = await Promise.race([first, exited]);
-    const said = typeof line === 'string' || line.done ? null : (JSON.parse(line.value) as any);
+    const said =
+      typeof line === 'string' || line.done
+        ? null
+        : (JSON.parse(line.value) as { ready?: KeeperState; error?: string });
     if (!said?.ready) {
       throw new Error(`The voice keeper did not start: ${said?.error ?? (await exited)}`);
     }

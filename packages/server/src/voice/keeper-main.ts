@@ -7,9 +7,9 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
-import { kamailioDialogs } from '../http/voice-call-sweep.ts';
 import { createLogger } from '../lib/logger.ts';
 import { voiceRunId } from './ephemeral-credentials.ts';
+import { kamailioDialogs } from './kamailio-dialogs.ts';
 import {
   keeperFiles,
   readLines,

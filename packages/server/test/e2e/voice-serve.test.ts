@@ -1,58 +1,20 @@
-// `switchboard serve` runs the voice stack as supervised children when SWITCHBOARD_VOICE asks,
-// says so in its start banner, and stops them when it stops; with voice off, messaging alone.
+// `switchboard serve` runs the voice stack (under its voice keeper) when SWITCHBOARD_VOICE asks,
+// says so in its start banner, and stops it when it stops with no call in progress; with voice
+// off, messaging alone.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { udpFree } from '../../src/voice/ports.ts';
 import { createTestDatabase, ENGINES, type TestDatabase } from '../support/engines.ts';
 import { startServe, type ServeProcess } from '../support/processes.ts';
 import { runSipp } from '../support/voice.ts';
-
-/** The banner's lines, once its voice line is out (polled for at most 15 s). */
-async function banner(serve: ServeProcess): Promise<string> {
-  for (let i = 0; i < 150; i++) {
-    if (/^ {2}voice +\S/m.test(serve.stdout())) return serve.stdout();
-    await sleep(100);
-  }
-  assert.fail(`no voice line in the banner:\n${serve.stdout()}\n${serve.stderr()}`);
-}
-
-/** The processes whose parent is `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((name) => {
-      try {
-        // The parent is the fourth field, after the name in parentheses.
-        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
-      } catch {
-        return false; // gone meanwhile
-      }
-    })
-    .map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function signIn(url: string, out: string): Promise<string> {
-  const [, email, password] = /login (\S+) \/ (\S+)/.exec(out)!;
-  const res = await fetch(`${url}/app/api/session`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  assert.equal(res.status, 200);
-  return res.headers.get('set-cookie')!.split(';')[0]!;
-}
+import {
+  banner,
+  bannerSipPort,
+  childrenOf,
+  descendantsOf,
+  signIn,
+  stillRunning,
+} from '../support/voice-serve.ts';
 
 for (const engine of ENGINES) {
   describe(`voice under switchboard serve [${engine}]`, () => {
@@ -97,27 +59,31 @@ for (const engine of ENGINES) {
       // startServe returns once the port answers, before voice's programs are up.
       const server = await serve('on');
       try {
-        const programs = childrenOf(server.child.pid!);
+        const programs = descendantsOf(server.child.pid!);
         assert.deepEqual(await server.stop(), { code: 0, signal: null });
-        for (let i = 0; i < 100 && programs.some(alive); i++) await sleep(100);
-        assert.deepEqual(programs.filter(alive), [], 'none outlives serve');
+        assert.deepEqual(await stillRunning(programs), [], 'none outlives serve');
       } finally {
         await server.stop();
       }
     });
 
-    test('a serve killed with SIGKILL takes its voice programs with it', async () => {
+    test('a serve killed with SIGKILL while no call is in progress takes its voice keeper and programs with it', async () => {
       const server = await serve('on');
       try {
-        const out = await banner(server);
-        const [, sipPort] = /voice +on: SIP 127\.0\.0\.1:(\d+)/.exec(out) ?? [];
-        assert.ok(sipPort, out);
-        const programs = childrenOf(server.child.pid!);
-        assert.ok(programs.length >= 3, `Kamailio, rtpengine and the far end: ${programs}`);
+        const sipPort = bannerSipPort(await banner(server));
+        const [keeper] = childrenOf(server.child.pid!);
+        const programs = descendantsOf(server.child.pid!);
+        assert.ok(
+          childrenOf(keeper!).length >= 3,
+          `Kamailio, rtpengine and the far end: ${programs}`,
+        );
         server.child.kill('SIGKILL');
         await server.exited;
-        for (let i = 0; i < 100 && programs.some(alive); i++) await sleep(100);
-        assert.deepEqual(programs.filter(alive), [], 'none outlives serve');
+        assert.deepEqual(
+          await stillRunning(programs),
+          [],
+          'with no call in progress, none outlives serve',
+        );
         assert.ok(await udpFree('127.0.0.1', Number(sipPort)), 'its SIP port is free again');
       } finally {
         await server.stop();

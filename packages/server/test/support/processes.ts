@@ -136,15 +136,16 @@ export interface ServeProcess {
 const HEALTHY_WITHIN_MS = 60_000;
 
 /**
- * Starts `switchboard serve` on a free port and waits (HEALTHY_WITHIN_MS at most,
+ * Starts `switchboard serve` on a free port (or `options.port`) and waits (HEALTHY_WITHIN_MS at most,
  * asking every 100 ms) until `/healthz` answers 200. Fails, with the child's output,
  * if it exits or never answers; the child is killed in that case.
  */
 export async function startServe(
   env: Record<string, string>,
   args: string[] = [],
+  options: { port?: number } = {},
 ): Promise<ServeProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
     // Voice's programs only where a suite asks for them (SWITCHBOARD_VOICE=on): each serve
     // would otherwise start a Kamailio, an rtpengine and a far end wherever they are installed.

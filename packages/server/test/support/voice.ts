@@ -107,7 +107,7 @@ export interface SippRun {
 const SCENARIOS = join(import.meta.dirname, 'sip');
 
 /**
- * Runs one call of Debian's sipp with scenario `name` (test/support/sip/) against Kamailio,
+ * Runs one call of Debian's sipp with scenario `name` (test/support/sip/, or a path) against Kamailio,
  * killed after `timeoutMs`. `keys` fill the scenario's [keyword]s.
  */
 export async function runSipp(
@@ -128,7 +128,7 @@ export async function runSipp(
   const args = [
     `${stack.host}:${stack.sipPort}`,
     '-sf',
-    join(SCENARIOS, `${name}.xml`),
+    name.startsWith('/') ? name : join(SCENARIOS, `${name}.xml`),
     '-i',
     stack.host,
     '-p',
@@ -178,10 +178,33 @@ export interface RtpLeg {
 }
 
 /**
- * What rtpengine itself counted for a call in progress, party by party: its `query` command over
- * the ng protocol (bencoded, after a cookie), asked on rtpengine's control port.
+ * What rtpengine itself counted for a call in progress, party by party: its `query` command.
  */
-export async function rtpLegs(stack: VoiceStack, callId: string): Promise<RtpLeg[]> {
+export async function rtpLegs(stack: RtpEngineAt, callId: string): Promise<RtpLeg[]> {
+  const reply = await askRtpengine(stack, { command: 'query', 'call-id': callId });
+  return Object.entries(reply.tags as Record<string, any>).map(([tag, party]) => {
+    let packets = 0;
+    let bytes = 0;
+    for (const media of party.medias ?? []) {
+      for (const stream of media.streams ?? []) {
+        packets += Number(stream.stats?.packets ?? 0);
+        bytes += Number(stream.stats?.bytes ?? 0);
+      }
+    }
+    return { tag, packets, bytes };
+  });
+}
+
+/** The Call-IDs of the calls rtpengine relays now (its `list` command). */
+export async function rtpCalls(stack: RtpEngineAt): Promise<string[]> {
+  const reply = await askRtpengine(stack, { command: 'list' });
+  return (reply.calls as Uint8Array[]).map((id) => Buffer.from(id).toString());
+}
+
+type RtpEngineAt = Pick<VoiceStack, 'host' | 'rtpenginePort'>;
+
+/** One ng command to rtpengine (bencoded, after a cookie), and its decoded answer. */
+async function askRtpengine(stack: RtpEngineAt, command: object): Promise<any> {
   const socket = createSocket('udp4');
   const cookie = randomBytes(6).toString('hex');
   try {
@@ -192,24 +215,14 @@ export async function rtpLegs(stack: VoiceStack, callId: string): Promise<RtpLeg
         resolve(message);
       });
     });
-    const query = bencode.encode({ command: 'query', 'call-id': callId });
+    const query = bencode.encode(command);
     socket.send(Buffer.concat([Buffer.from(`${cookie} `), query]), stack.rtpenginePort, stack.host);
     const raw = await answer;
     // Decoded without a text encoding (bencode 4's breaks on Node 24): strings are bytes.
     const reply = bencode.decode(raw.subarray(raw.indexOf(' ') + 1)) as any;
     const result = Buffer.from(reply.result).toString();
     if (result !== 'ok') throw new Error(`rtpengine: ${raw.toString()}`);
-    return Object.entries(reply.tags as Record<string, any>).map(([tag, party]) => {
-      let packets = 0;
-      let bytes = 0;
-      for (const media of party.medias ?? []) {
-        for (const stream of media.streams ?? []) {
-          packets += Number(stream.stats?.packets ?? 0);
-          bytes += Number(stream.stats?.bytes ?? 0);
-        }
-      }
-      return { tag, packets, bytes };
-    });
+    return reply;
   } finally {
     socket.close();
   }

@@ -1,0 +1,25 @@
+// Kamailio's dialogs over its JSON-RPC (`dlg.list`, guarded by the run's control token): what
+// the open-call sweep (http/voice-call-sweep.ts) and the voice keeper ask of calls in progress.
+import type { VoiceControl } from './voice-control.ts';
+
+/** The Call-IDs of the dialogs Kamailio holds; null when it does not answer in 3 s. */
+export async function kamailioDialogs(voice: VoiceControl): Promise<string[] | null> {
+  if (!voice.endpoint) return null;
+  const url = voice.endpoint.wsUrl.replace(/^ws/, 'http') + '/RPC';
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-switchboard-voice': voice.secrets.controlToken,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'dlg.list', id: 1 }),
+      signal: AbortSignal.timeout(3000),
+    });
+    if (!res.ok) return null;
+    const body = (await res.json()) as { result?: { 'call-id'?: string }[] };
+    return (body.result ?? []).flatMap((d) => (d['call-id'] ? [d['call-id']] : []));
+  } catch {
+    return null;
+  }
+}
