@@ -13,6 +13,8 @@ export interface SweepOpenCallsInput {
   askedAt: number;
   /** A call nobody has seen running for this long is over. */
   staleMs: number;
+  /** When calls were last seen running by the voice keeper while no serve ran (Call-ID: ms). */
+  seenAt?: Record<string, number>;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function sweepOpenCalls(
   const closed: CallView[] = [];
   for (const row of over) {
     if (!(await takeOpenCall(tx.db, row.call_id))) continue;
-    const duration = Math.max(0, Math.floor((row.seen_at - row.answered_at) / 1000));
+    const seenAt = Math.max(row.seen_at, input.seenAt?.[row.call_id] ?? 0);
+    const duration = Math.max(0, Math.floor((seenAt - row.answered_at) / 1000));
     closed.push(
       await recordCall(
         tx,

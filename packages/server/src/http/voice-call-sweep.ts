@@ -10,11 +10,14 @@ import type { Changes } from '../commands/changes.ts';
 export async function sweepCalls(voice: VoiceControl, changes: Changes, intervalMs: number) {
   const askedAt = Date.now();
   const held = await kamailioDialogs(voice);
+  const seenAt = voice.seenWhileAway;
+  delete voice.seenWhileAway;
   return changes.run('sweepOpenCalls', {
     runId: voiceRunId(voice.secrets),
     held,
     askedAt,
     staleMs: 2 * intervalMs,
+    ...(seenAt ? { seenAt } : {}),
   });
 }
 

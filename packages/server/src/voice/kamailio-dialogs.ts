@@ -2,7 +2,13 @@
 // the open-call sweep (http/voice-call-sweep.ts) and the voice keeper ask of calls in progress.
 import type { VoiceControl } from './voice-control.ts';
 
-/** The Call-IDs of the dialogs Kamailio holds; null when it does not answer in 3 s. */
+/** Kamailio's dialog state of a call that has ended. */
+const DELETED = 5;
+
+/**
+ * The Call-IDs of the calls Kamailio holds (its dialogs not yet deleted: an ended one is listed
+ * a while longer, in state 5); null when it does not answer in 3 s.
+ */
 export async function kamailioDialogs(voice: VoiceControl): Promise<string[] | null> {
   if (!voice.endpoint) return null;
   const url = voice.endpoint.wsUrl.replace(/^ws/, 'http') + '/RPC';
@@ -17,8 +23,10 @@ export async function kamailioDialogs(voice: VoiceControl): Promise<string[] | n
       signal: AbortSignal.timeout(3000),
     });
     if (!res.ok) return null;
-    const body = (await res.json()) as { result?: { 'call-id'?: string }[] };
-    return (body.result ?? []).flatMap((d) => (d['call-id'] ? [d['call-id']] : []));
+    const body = (await res.json()) as { result?: { 'call-id'?: string; state?: number }[] };
+    return (body.result ?? []).flatMap((d) =>
+      d['call-id'] && d.state !== DELETED ? [d['call-id']] : [],
+    );
   } catch {
     return null;
   }

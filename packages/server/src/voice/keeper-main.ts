@@ -35,6 +35,8 @@ let serve: Socket | null = null;
 let attachedOnce = false;
 let watch: NodeJS.Timeout | null = null;
 let stopping = false;
+/** When each call was last seen running while no serve was attached; told to the next one. */
+let seen: Record<string, number> = {};
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => void shutdown(`${signal} received`));
@@ -103,7 +105,9 @@ function talk(socket: Socket): void {
         if (watch) clearInterval(watch);
         watch = null;
         logger.info('voice keeper attached to serve');
-        return sendLine(socket, { n: request.n, state });
+        sendLine(socket, { n: request.n, state, seen });
+        seen = {};
+        return;
       case 'ring':
         return void stack!.ring(request.call).then(
           () => sendLine(socket, { n: request.n }),
@@ -130,6 +134,8 @@ async function serveGone(answer: (staying: number) => void = () => {}): Promise<
     return shutdown('serve is gone and no call is in progress');
   }
   answer(calls.length);
+  const at = Date.now();
+  for (const id of calls) seen[id] = at;
   logger.info({ calls: calls.length }, 'serve is gone; kept for the calls in progress');
   const since = Date.now();
   let unanswered = 0;
@@ -142,6 +148,8 @@ async function serveGone(answer: (staying: number) => void = () => {}): Promise<
       asking = false;
       if (serve) return;
       unanswered = held === null ? unanswered + 1 : 0;
+      const at = Date.now();
+      for (const id of held ?? []) seen[id] = at;
       if (held?.length === 0 || unanswered >= UNANSWERED_MAX) {
         void shutdown('the calls kept for are over');
       } else if (Date.now() - since > KEEP_CALLS_MS) {

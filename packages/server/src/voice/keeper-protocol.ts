@@ -50,6 +50,8 @@ export interface KeeperReply {
   busy?: boolean;
   /** Answer to `leave`: the calls it stays for (0: it stops now). */
   staying?: number;
+  /** Answer to `attach`: when each call was last seen running while no serve was attached. */
+  seen?: Record<string, number>;
   error?: string;
 }
 

@@ -70,7 +70,7 @@ export function prepareVoice(
   const adopt = async (controlUrl: string) => {
     const link = await connectKeeper(home.dataDir);
     if (!link) return null;
-    const { state, busy } = await link.ask({ op: 'attach' });
+    const { state, busy, seen } = await link.ask({ op: 'attach' });
     if (busy) throw new Error('Another switchboard serve runs voice from this data directory.');
     const secrets = state && keeperSecrets(home.secretKey, state.id);
     if (
@@ -80,6 +80,7 @@ export function prepareVoice(
       state.runId === voiceRunId(secrets)
     ) {
       control.secrets = secrets;
+      if (seen && Object.keys(seen).length > 0) control.seenWhileAway = seen;
       logger.info({ pid: state.pid }, 'voice: adopted the running voice keeper and its calls');
       return { link, state };
     }

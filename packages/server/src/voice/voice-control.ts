@@ -10,6 +10,11 @@ export interface VoiceControl {
   endpoint: { wsUrl: string; sipHost: string } | null;
   /** Rings an account's softphones from the sandbox; set while the stack runs. */
   ring?: (call: SandboxRing) => Promise<void>;
+  /**
+   * When each call was last seen running by the voice keeper while no serve ran (Call-ID to
+   * epoch ms), from the keeper this serve adopted; the first sweep closes those that ended.
+   */
+  seenWhileAway?: Record<string, number>;
   /** How long softphones' SIP credentials last; app-api/routes/voice.ts's default unless set. */
   credentialSeconds?: number;
 }

@@ -35,6 +35,16 @@ function scenarioWithAudio(): string {
   return scenario;
 }
 
+interface Phone {
+  aor: string;
+  username: string;
+  password: string;
+  wsUrl: string;
+  sipUri: string;
+  cookie: string;
+  number: string;
+}
+
 for (const engine of ENGINES) {
   describe(`a call in progress across restarts of serve [${engine}]`, () => {
     let database: TestDatabase;
@@ -77,12 +87,12 @@ for (const engine of ENGINES) {
     }
 
     /** Waits (10 s at most) until rtpengine relays the call; fails with sipp's account if not. */
-    async function answered(call: Promise<SippRun>): Promise<void> {
+    async function answered(call: Promise<SippRun>, calls = 1): Promise<void> {
       const at = () => ({ host: '127.0.0.1', rtpenginePort: keeper().endpoint.rtpenginePort });
       let ended: SippRun | null = null;
       void call.then((run) => (ended = run));
       for (let i = 0; i < 100 && !ended; i++) {
-        if ((await rtpCalls(at())).length > 0) return;
+        if ((await rtpCalls(at())).length >= calls) return;
         await sleep(100);
       }
       assert.fail(`the call was not answered: ${JSON.stringify(ended ?? 'still running')}`);
@@ -103,16 +113,41 @@ for (const engine of ENGINES) {
       const cookie = await signIn(url, out);
       const login = await voiceLogin(url, cookie);
       const numbers = await (await fetch(`${url}/app/api/numbers`, { headers: { cookie } })).json();
-      return { ...login, cookie, number: (numbers as any).data[0].phone as string };
+      return { ...login, cookie, number: (numbers as any).data[0].phone as string } as Phone;
     }
 
-    async function callEvents(accountId: string) {
+    /** What the store holds: the account's call.completed events, and the calls kept open. */
+    async function stored(accountId: string) {
       const store = await openStore(database.options);
       try {
-        return await eventsOf(store.db, accountId, 'test', 'call.completed');
+        const events = await eventsOf(store.db, accountId, 'test', 'call.completed');
+        const open = await store.db.selectFrom('open_calls').selectAll().execute();
+        return { events, open };
       } finally {
         await store.close();
       }
+    }
+
+    /** The durations of the account's call.completed events once there are `count` (10 s at most). */
+    async function durations(accountId: string, count: number): Promise<number[]> {
+      let events: { data: { duration: number } }[] = [];
+      for (let i = 0; i < 100 && events.length < count; i++) {
+        events = (await stored(accountId)).events;
+        if (events.length < count) await sleep(100);
+      }
+      await sleep(1000); // and no more than that after a while
+      return (await stored(accountId)).events.map((event) => event.data.duration);
+    }
+
+    /** The softphone's call to a far-end number, talking for `pauseMs` once answered. */
+    function place(phone: Phone, sipPort: number, pauseMs: number, name = 'call') {
+      return runSipp({ host: '127.0.0.1', sipPort }, name, {
+        keys: { from: phone.number, to: '+12065550123' },
+        username: phone.username,
+        password: phone.password,
+        pauseMs,
+        timeoutMs: pauseMs + 20_000,
+      });
     }
 
     test('a call in progress survives serve stopped (SIGTERM) and killed (SIGKILL) and restarted: audio flows on, its hang-up is one call.completed of the time from answer to hang-up', async () => {
@@ -122,13 +157,7 @@ for (const engine of ENGINES) {
       const phone = await softphone(first.url, out);
       const keeperPid = keeper().pid;
       const talkMs = 30_000;
-      const call: Promise<SippRun> = runSipp({ host: '127.0.0.1', sipPort }, scenario, {
-        keys: { from: phone.number, to: '+12065550123' },
-        username: phone.username,
-        password: phone.password,
-        pauseMs: talkMs,
-        timeoutMs: talkMs + 20_000,
-      });
+      const call = place(phone, sipPort, talkMs, scenario);
       await answered(call);
       await audioFlows('before any restart');
 
@@ -152,17 +181,9 @@ for (const engine of ENGINES) {
 
       const run = await call;
       assert.equal(run.code, 0, run.errors || run.output);
-      const accountId = phone.aor.split('.')[0];
-      let events: any[] = [];
-      for (let i = 0; i < 50 && events.length === 0; i++) {
-        events = await callEvents(accountId);
-        if (events.length === 0) await sleep(100);
-      }
-      await sleep(1000);
-      events = await callEvents(accountId);
-      assert.equal(events.length, 1, 'recorded exactly once');
-      const duration = events[0].data.duration as number;
-      assert.ok(Math.abs(duration - talkMs / 1000) <= 1, `duration ${duration}`);
+      const [duration, ...more] = await durations(phone.aor.split('.')[0]!, 1);
+      assert.deepEqual(more, [], 'recorded exactly once');
+      assert.ok(Math.abs(duration! - talkMs / 1000) <= 1, `duration ${duration}`);
 
       const programs = descendantsOf(keeperPid).concat(keeperPid);
       assert.deepEqual(await third.stop(), { code: 0, signal: null });
@@ -179,13 +200,7 @@ for (const engine of ENGINES) {
       const sipPort = bannerSipPort(out);
       const phone = await softphone(lone.url, await banner(lone));
       const keeperPid = keeper().pid;
-      const call = runSipp({ host: '127.0.0.1', sipPort }, 'call', {
-        keys: { from: phone.number, to: '+12065550123' },
-        username: phone.username,
-        password: phone.password,
-        pauseMs: 5000,
-        timeoutMs: 20_000,
-      });
+      const call = place(phone, sipPort, 5000);
       await answered(call);
       const programs = descendantsOf(keeperPid).concat(keeperPid);
       lone.child.kill('SIGKILL');
@@ -195,6 +210,38 @@ for (const engine of ENGINES) {
       const run = await call;
       assert.equal(run.code, 0, run.errors || run.output);
       assert.deepEqual(await stillRunning(programs), [], 'gone once the call ended');
+    });
+
+    test('a call that ends while serve is down is recorded when the next serve adopts the keeper, lasting until the keeper last saw it; the other call runs on', async () => {
+      const first = await serve();
+      const out = await banner(first);
+      const sipPort = bannerSipPort(out);
+      const phone = await softphone(first.url, out);
+      const accountId = phone.aor.split('.')[0]!;
+      const short = place(phone, sipPort, 4000);
+      await answered(short);
+      const long = place(phone, sipPort, 14_000);
+      await answered(long, 2);
+      for (let i = 0; i < 100 && (await stored(accountId)).open.length < 2; i++) await sleep(100);
+      assert.equal((await stored(accountId)).open.length, 2, 'both calls answered');
+
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const ended = await short;
+      assert.equal(ended.code, 0, ended.errors || ended.output);
+      await sleep(1500);
+      const second = await serve();
+      await voiceLogin(second.url, phone.cookie);
+      const [whileDown, ...none] = await durations(accountId, 1);
+      assert.deepEqual(none, [], 'the call in progress stays open');
+      assert.ok(Math.abs(whileDown! - 4) <= 1, `duration ${whileDown}`);
+
+      const run = await long;
+      assert.equal(run.code, 0, run.errors || run.output);
+      const all = (await durations(accountId, 2)).sort((a, b) => a - b);
+      assert.equal(all.length, 2);
+      assert.ok(Math.abs(all[1]! - 14) <= 1, `duration ${all[1]}`);
+      assert.deepEqual((await stored(accountId)).open, []);
     });
   });
 }
