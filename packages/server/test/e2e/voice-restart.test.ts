@@ -243,5 +243,31 @@ for (const engine of ENGINES) {
       assert.ok(Math.abs(all[1]! - 14) <= 1, `duration ${all[1]}`);
       assert.deepEqual((await stored(accountId)).open, []);
     });
+
+    test('a serve on another port does not adopt the keeper (Kamailio reports to the old one): it stops it and starts its own', async () => {
+      const first = await serve();
+      const out = await banner(first);
+      const phone = await softphone(first.url, out);
+      const keeperPid = keeper().pid;
+      const call = runSipp({ host: '127.0.0.1', sipPort: bannerSipPort(out) }, 'call', {
+        keys: { from: phone.number, to: '+12065550123' },
+        username: phone.username,
+        password: phone.password,
+        pauseMs: 8000,
+        timeoutMs: 10_000,
+      });
+      await answered(call);
+      const programs = descendantsOf(keeperPid).concat(keeperPid);
+      first.child.kill('SIGKILL');
+      await first.exited;
+      await sleep(500);
+      assert.ok(alive(keeperPid), 'kept for the call');
+      port = await freePort();
+      const second = await serve();
+      await voiceLogin(second.url, phone.cookie);
+      assert.notEqual(keeper().pid, keeperPid, 'a keeper of its own');
+      assert.deepEqual(await stillRunning(programs), [], 'the old keeper stopped');
+      await call;
+    });
   });
 }
