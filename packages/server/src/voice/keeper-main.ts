@@ -60,6 +60,7 @@ try {
     controlUrl: input.controlUrl,
     secrets: input.secrets,
     logger,
+    tls: input.tls,
   });
 } catch (error) {
   process.stdout.write(JSON.stringify({ error: (error as Error).message }) + '\n');
@@ -70,9 +71,11 @@ const state: KeeperState = {
   pid: process.pid,
   host: input.host,
   controlUrl: input.controlUrl,
+  tls: input.tls,
   runId: voiceRunId(input.secrets),
   endpoint: {
     sipPort: stack.sipPort,
+    tlsPort: stack.tlsPort,
     wsUrl: stack.wsUrl,
     farEnd: stack.farEnd,
     rtpenginePort: stack.rtpenginePort,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { VoiceSecrets } from './ephemeral-credentials.ts';
+import type { VoiceTlsFiles } from './kamailio-tls.ts';
 import type { SandboxRing } from './sandbox-caller.ts';
 
 /** What `serve` hands a keeper it starts, on its stdin (never logged). */
@@ -16,11 +17,13 @@ export interface KeeperInput {
   secrets: VoiceSecrets;
   dataDir: string;
   logLevel: string;
+  tls: VoiceTlsFiles;
 }
 
 /** Where softphones and SIP peers reach the stack a keeper runs. */
 export interface KeeperEndpoint {
   sipPort: number;
+  tlsPort: number;
   wsUrl: string;
   farEnd: string;
   rtpenginePort: number;
@@ -32,6 +35,8 @@ export interface KeeperState {
   pid: number;
   host: string;
   controlUrl: string;
+  /** The TLS files its Kamailio was started with: another set is not adopted. */
+  tls: VoiceTlsFiles;
   /** voiceRunId of its secrets: a `serve` checks it derived the same ones. */
   runId: string;
   endpoint: KeeperEndpoint;

@@ -8,6 +8,7 @@ import {
   type StartingKeeper,
 } from './keeper-client.ts';
 import { readKeeperState, type KeeperState } from './keeper-protocol.ts';
+import { NO_VOICE_TLS_FILES, type VoiceTlsFiles } from './kamailio-tls.ts';
 import type { VoiceControl } from './voice-control.ts';
 import { missingVoicePackages } from './voice-stack.ts';
 
@@ -29,6 +30,8 @@ export interface VoiceHome {
   dataDir: string;
   secretKey: Buffer;
   logLevel: string;
+  /** Kamailio's certificate and trusted CAs (voice/kamailio-tls.ts). */
+  tls?: VoiceTlsFiles;
 }
 
 /**
@@ -65,8 +68,12 @@ export function prepareVoice(
   let keeper: { link: KeeperLink; state: KeeperState } | null = null;
   let starting: StartingKeeper | null = null;
   let stopped = false;
+  const tls = home.tls ?? NO_VOICE_TLS_FILES;
 
-  /** The running keeper of this data directory if it can serve `controlUrl`; stopped if not. */
+  /**
+   * The running keeper of this data directory if it reports to `controlUrl` with these TLS files
+   * and secrets; stopped if not.
+   */
   const adopt = async (controlUrl: string) => {
     const link = await connectKeeper(home.dataDir);
     if (!link) return null;
@@ -77,6 +84,7 @@ export function prepareVoice(
       state &&
       secrets &&
       state.controlUrl === controlUrl &&
+      JSON.stringify(state.tls) === JSON.stringify(tls) &&
       state.runId === voiceRunId(secrets)
     ) {
       control.secrets = secrets;
@@ -84,7 +92,7 @@ export function prepareVoice(
       logger.info({ pid: state.pid }, 'voice: adopted the running voice keeper and its calls');
       return { link, state };
     }
-    logger.info('voice: the running voice keeper reports elsewhere; starting a new one');
+    logger.info('voice: the running voice keeper is set up otherwise; starting a new one');
     await link.ask({ op: 'stop' });
     await link.closed(10_000);
     return null;
@@ -98,7 +106,8 @@ export function prepareVoice(
         const id = randomBytes(12).toString('hex');
         control.secrets = keeperSecrets(home.secretKey, id);
         const { dataDir, logLevel } = home;
-        const input = { id, host, controlUrl, secrets: control.secrets, dataDir, logLevel };
+        const { secrets } = control;
+        const input = { id, host, controlUrl, secrets, dataDir, logLevel, tls };
         starting = startKeeper(input, logger);
         keeper = await starting.ready;
         starting = null;
@@ -126,7 +135,7 @@ export function prepareVoice(
     },
     summary: () =>
       keeper
-        ? `on: SIP ${host}:${keeper.state.endpoint.sipPort} (UDP, TCP), softphones ${keeper.state.endpoint.wsUrl}`
+        ? `on: SIP ${host}:${keeper.state.endpoint.sipPort} (UDP, TCP), TLS ${host}:${keeper.state.endpoint.tlsPort}, softphones ${keeper.state.endpoint.wsUrl}`
         : 'starting',
   };
 }
