@@ -1,11 +1,12 @@
 // A call in progress outlives a restart of `switchboard serve`: the voice keeper holds Kamailio,
 // rtpengine and the far end while serve is gone, the next serve of the same data directory and
-// port adopts it, and the call's hang-up is recorded once with its true duration. A keeper
-// whose serve never comes back stops once its calls are over.
+// port adopts it, and the call's hang-up is recorded once with its true duration; one that ended
+// meanwhile is recorded on adoption. A keeper whose serve never comes back stops once its calls
+// are over; a serve on another port stops it and starts its own.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, afterEach, beforeEach, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readKeeperState } from '../../src/voice/keeper-protocol.ts';
@@ -59,7 +60,10 @@ for (const engine of ENGINES) {
       port = await freePort();
     });
     afterEach(() => server?.stop());
-    after(() => Promise.all(databases.map((d) => d.drop())));
+    after(async () => {
+      await Promise.all(databases.map((d) => d.drop()));
+      rmSync(dirname(scenario), { recursive: true, force: true });
+    });
 
     const serve = async () => {
       server = await startServe(
