@@ -9,6 +9,7 @@ import { openReadStore, type ReadStore } from './store/store.ts';
 import { startStoreThread } from './threads/store-thread-client.ts';
 import { prepareVoice } from './voice/start-voice.ts';
 import { startCallSweep } from './http/voice-call-sweep.ts';
+import { startVoicePresence } from './http/voice-presence.ts';
 
 /** A running service: its HTTP app, its reads, and the store thread behind them. */
 export interface RunningServer {
@@ -56,10 +57,12 @@ export async function startServer(
   let app: FastifyInstance | null = null;
   let closed = false;
   let stopSweep = () => {};
+  let withdraw = async () => {};
   const close = async () => {
     if (closed) return;
     closed = true;
     stopSweep();
+    await withdraw();
     await voice.stop();
     // Requests in flight are answered first; their commands finish on the store thread. A
     // client that holds its connection past most of the bound is cut off, so the store
@@ -91,7 +94,10 @@ export async function startServer(
     // Only a service that listens sends anything: one whose port is taken exits first.
     thread.startWorkers();
     await voice.run(`http://${urlHost(config.host)}:${portOf(app)}`);
-    if (voice.control) stopSweep = startCallSweep(voice.control, thread.changes, logger);
+    if (voice.control) {
+      stopSweep = startCallSweep(voice.control, thread.changes, logger);
+      withdraw = startVoicePresence(voice.control, thread.changes, logger);
+    }
   } catch (error) {
     await close();
     throw error;

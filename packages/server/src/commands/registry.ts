@@ -30,6 +30,8 @@ import { recordCall, type RecordCallInput } from './record-call.ts';
 import { openCall, type OpenCallInput } from './open-call.ts';
 import { endCall } from './end-call.ts';
 import { sweepOpenCalls, type SweepOpenCallsInput } from './sweep-open-calls.ts';
+import { announceVoiceInstance, type VoiceInstanceInput } from './announce-voice-instance.ts';
+import { retireVoiceInstance } from './retire-voice-instance.ts';
 import { revokeApiKey } from './revoke-api-key.ts';
 import { sendMessage, type SendMessageInput } from './send-message.ts';
 import { createSession } from './create-session.ts';
@@ -87,6 +89,10 @@ export const COMMANDS = {
   ) => endCall(tx, i, c),
   sweepOpenCalls: (tx: WriteTx, c: CommandContext, i: SweepOpenCallsInput) =>
     sweepOpenCalls(tx, i, c),
+  announceVoiceInstance: (tx: WriteTx, c: CommandContext, i: VoiceInstanceInput) =>
+    announceVoiceInstance(tx, i, c),
+  retireVoiceInstance: (tx: WriteTx, _c: CommandContext, i: { runId: string }) =>
+    retireVoiceInstance(tx, i),
   createContact: (tx: WriteTx, c: CommandContext, i: { actor: Actor; input: CreateContactInput }) =>
     createContact(tx, i.actor, i.input, c),
   updateContact: (

@@ -3,6 +3,8 @@ import { listOpenCalls, takeOpenCall, touchOpenCalls } from '../store/repos/open
 import type { WriteTx } from '../store/engine/write-queue.ts';
 import type { CommandDeps } from './context.ts';
 import { recordCall } from './record-call.ts';
+import { liveVoiceInstances } from '../store/repos/voice-instances.ts';
+import { VOICE_INSTANCE_STALE_MS } from '../domain/voice-presence.ts';
 
 /** What the sweep knows of this run's Kamailio: the dialogs it held when asked, and when. */
 export interface SweepOpenCallsInput {
@@ -22,6 +24,8 @@ export interface SweepOpenCallsInput {
  * Kamailio still holds are seen now; those it no longer holds (it restarted), and any call
  * nobody has seen for `staleMs` (its Switchboard or Kamailio is gone), are recorded as
  * completed, lasting from their answer to when they were last seen. Never lost.
+ * A call of another run that is still announced (voice_instances) is that run's to judge: its
+ * instance sees it in its own Kamailio, however long since this one last looked.
  */
 export async function sweepOpenCalls(
   tx: WriteTx,
@@ -36,11 +40,14 @@ export async function sweepOpenCalls(
     const seen = mine.filter((row) => held.has(row.call_id)).map((row) => row.call_id);
     await touchOpenCalls(tx.db, input.runId, seen, now);
   }
-  const over = open.filter((row) =>
-    row.run_id === input.runId && held
-      ? !held.has(row.call_id) && row.answered_at < input.askedAt
-      : row.seen_at < now - input.staleMs,
+  const alive = new Set(
+    (await liveVoiceInstances(tx.db, now - VOICE_INSTANCE_STALE_MS)).map((row) => row.run_id),
   );
+  const over = open.filter((row) => {
+    const stale = row.seen_at < now - input.staleMs;
+    if (row.run_id !== input.runId) return stale && !alive.has(row.run_id);
+    return held ? !held.has(row.call_id) && row.answered_at < input.askedAt : stale;
+  });
   const closed: CallView[] = [];
   for (const row of over) {
     if (!(await takeOpenCall(tx.db, row.call_id))) continue;

@@ -259,6 +259,14 @@ export interface OpenCallsTable {
   seen_at: number;
 }
 
+export interface VoiceInstancesTable {
+  /** The voice run (voice/ephemeral-credentials.ts `voiceRunId`) the instance runs. */
+  run_id: string;
+  /** `host:port` where peers reach its Kamailio over SIP (UDP). */
+  sip_address: string;
+  seen_at: number;
+}
+
 /** A connection's live state, written by the instance that holds its bind. */
 export interface CarrierBindsTable {
   connection_id: string;
@@ -375,6 +383,7 @@ export interface DB {
   inbound_refs: InboundRefsTable;
   carrier_connections: CarrierConnectionsTable;
   open_calls: OpenCallsTable;
+  voice_instances: VoiceInstancesTable;
   carrier_binds: CarrierBindsTable;
   sessions: SessionsTable;
   webhook_endpoints: WebhookEndpointsTable;

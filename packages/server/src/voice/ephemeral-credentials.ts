@@ -6,14 +6,28 @@ export interface VoiceSecrets {
   credentialSecret: string;
   /** Kamailio presents it on every request to Switchboard's voice control routes. */
   controlToken: string;
+  /**
+   * Shared by every instance with the same secret key: a Kamailio sends it (in
+   * X-Switchboard-Peer) only on an inbound call it forks to a peer instance's Kamailio.
+   */
+  peerToken: string;
 }
 
-/** Fresh secrets for a start of the voice stack: nothing survives a restart but live calls. */
-export function newVoiceSecrets(): VoiceSecrets {
+/**
+ * Fresh secrets for a start of the voice stack (nothing survives a restart but live calls),
+ * but for the peers' token, derived from the service's secret key that all instances share.
+ */
+export function newVoiceSecrets(secretKey: Buffer): VoiceSecrets {
   return {
     credentialSecret: randomBytes(24).toString('base64url'),
     controlToken: randomBytes(24).toString('base64url'),
+    peerToken: peerTokenOf(secretKey),
   };
+}
+
+/** The token every instance with the same secret key shares for its peers. */
+function peerTokenOf(secretKey: Buffer): string {
+  return createHmac('sha256', secretKey).update('switchboard voice peer v1').digest('base64url');
 }
 
 /**
@@ -26,7 +40,11 @@ export function keeperSecrets(secretKey: Buffer, keeperId: string): VoiceSecrets
     createHmac('sha256', secretKey)
       .update(`switchboard voice ${purpose} ${keeperId}`)
       .digest('base64url');
-  return { credentialSecret: derive('credentials'), controlToken: derive('control') };
+  return {
+    credentialSecret: derive('credentials'),
+    controlToken: derive('control'),
+    peerToken: peerTokenOf(secretKey),
+  };
 }
 
 /** A name for this run of the voice stack that reveals nothing of its token (open calls' holder). */

@@ -16,6 +16,8 @@ export interface KamailioSettings {
   controlUrl: string;
   credentialSecret: string;
   controlToken: string;
+  /** Shared by all instances: marks an inbound call one forks to another (route FROM_PEER). */
+  peerToken: string;
   ringTimeoutMs: number;
   modules: string;
 }
@@ -38,6 +40,7 @@ export function kamailioConfig(settings: KamailioSettings): string {
     CONTROL_URL: settings.controlUrl,
     SECRET: settings.credentialSecret,
     TOKEN: settings.controlToken,
+    PEER_TOKEN: settings.peerToken,
     RING_TIMEOUT_MS: String(settings.ringTimeoutMs),
     MODULES: settings.modules,
     LOG_PREFIX: 'kamailio',

@@ -9,7 +9,10 @@ const DELETED = 5;
  * The Call-IDs of the calls Kamailio holds (its dialogs not yet deleted: an ended one is listed
  * a while longer, in state 5); null when it does not answer in 3 s.
  */
-export async function kamailioDialogs(voice: VoiceControl): Promise<string[] | null> {
+export async function kamailioDialogs(voice: {
+  secrets: VoiceControl['secrets'];
+  endpoint: { wsUrl: string } | null;
+}): Promise<string[] | null> {
   if (!voice.endpoint) return null;
   const url = voice.endpoint.wsUrl.replace(/^ws/, 'http') + '/RPC';
   try {

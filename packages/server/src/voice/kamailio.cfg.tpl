@@ -23,6 +23,8 @@ use_dns_cache=no
 mpath="{{MODULES}}"
 
 #!define FLT_WEBRTC 1
+# A branch of an inbound call forked to another instance's Kamailio (route TO_PEERS).
+#!define FLB_PEER 2
 
 # First: OpenSSL is set up by tls before http_client's libcurl uses it.
 loadmodule "tls.so"
@@ -110,6 +112,10 @@ request_route {
 		sl_send_reply("405", "Method Not Allowed");
 		exit;
 	}
+	if ($hdr(X-Switchboard-Peer) != $null) {
+		route(FROM_PEER);
+		exit;
+	}
 	if ($hdr(X-Switchboard-Voice) != $null) {
 		route(TO_SOFTPHONES);
 		exit;
@@ -156,10 +162,19 @@ route[RING] {
 	$dlg_var(from) = $fU;
 	$dlg_var(to) = $var(to);
 	$dlg_var(direction) = "inbound";
+	route(PEERS);
 	if (!lookup("location")) {
-		send_reply("480", "Temporarily Unavailable");
-		exit;
+		if ($var(peers) == "") {
+			send_reply("480", "Temporarily Unavailable");
+			exit;
+		}
+		# None here: the first peer's branch is the main one.
+		$ru = $(var(peers){s.select,0,|});
+		$var(i) = 1;
+	} else {
+		$var(i) = 0;
 	}
+	route(TO_PEERS);
 	t_on_branch("TO_DEVICE");
 	t_on_reply("REPLY");
 	if (!t_relay()) sl_reply_error();
@@ -243,6 +258,10 @@ failure_route[TRUNK_AUTH] {
 }
 
 branch_route[TO_DEVICE] {
+	if ($(ru{uri.param,sb_peer}) == "1") {
+		route(PEER_BRANCH);
+		exit;
+	}
 	handle_ruri_alias();
 	if (has_body("application/sdp")) {
 		if ($ru =~ "transport=ws") {
@@ -252,6 +271,57 @@ branch_route[TO_DEVICE] {
 		}
 	}
 }
+
+# ---- Forking inbound calls across instances (voice_instances; docs/architecture.md, voice) ----
+
+# The other live instances' Kamailio as branch URIs ("sip:aor@host:port;sb_peer=1|…"), in
+# $var(peers); empty when there are none or Switchboard does not answer.
+route[PEERS] {
+	$var(peers) = "";
+	$var(body) = '{"aor":"' + $var(aor) + '"}';
+	http_client_query("{{CONTROL_URL}}/voice/peers", "$var(body)",
+		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
+	if ($rc == 200) $var(peers) = $var(answer);
+}
+
+# A branch to each peer from the $var(i)th on.
+route[TO_PEERS] {
+	if ($var(peers) == "") return;
+	$var(count) = $(var(peers){s.count,|}) + 1;
+	while ($var(i) < $var(count)) {
+		$var(uri) = $(var(peers){s.select,$var(i),|});
+		append_branch("$var(uri)");
+		$var(i) = $var(i) + 1;
+	}
+}
+
+# On this branch alone the peers' token goes out, and no rtpengine: the peer's rtpengine
+# anchors the media and bridges WebRTC for its softphones, so the audio crosses one relay, not
+# two, and this rtpengine never takes two answers (one per instance) for one call.
+route[PEER_BRANCH] {
+	setbflag(FLB_PEER);
+	append_hf("X-Switchboard-Peer: {{PEER_TOKEN}}\r\n");
+}
+
+# A call another instance forked here, proven by the peers' token: rings the softphones
+# registered here. No dialog: the instance that forked it reports and records the call.
+route[FROM_PEER] {
+	if ($hdr(X-Switchboard-Peer) != "{{PEER_TOKEN}}") {
+		sl_send_reply("403", "Forbidden");
+		exit;
+	}
+	remove_hf("X-Switchboard-Peer");
+	record_route();
+	if (!lookup("location")) {
+		send_reply("480", "Temporarily Unavailable");
+		exit;
+	}
+	t_on_branch("TO_DEVICE");
+	t_on_reply("REPLY");
+	if (!t_relay()) sl_reply_error();
+}
+
+# ---- End of forking across instances ----
 
 route[AUTH] {
 	# The account and mode an ephemeral user belongs to, "acct_….test", from "expiry:acct_….test.usr_…".
@@ -307,6 +377,8 @@ route[RELAY] {
 }
 
 onreply_route[REPLY] {
+	# A peer's answer comes with its own rtpengine's media (route PEER_BRANCH).
+	if (isbflagset(FLB_PEER)) exit;
 	# A device answering over its WebSocket is reached again, in the dialog, over that connection.
 	if (nat_uac_test("64")) set_contact_alias();
 	if (has_body("application/sdp")) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
 import type { Logger } from '../lib/logger.ts';
 import { keeperSecrets, voiceRunId } from './ephemeral-credentials.ts';
 import {
@@ -115,7 +116,11 @@ export function prepareVoice(
       if (!keeper) return;
       const { endpoint } = keeper.state;
       const link = keeper.link;
-      control.endpoint = { wsUrl: endpoint.wsUrl, sipHost: `${host}:${endpoint.sipPort}` };
+      control.endpoint = {
+        wsUrl: endpoint.wsUrl,
+        sipHost: `${host}:${endpoint.sipPort}`,
+        peerAddress: `${reachableHost(host)}:${endpoint.sipPort}`,
+      };
       control.ring = async (call) => {
         const reply = await link.ask({ op: 'ring', call });
         if (reply.error) throw new Error(reply.error);
@@ -138,4 +143,16 @@ export function prepareVoice(
         ? `on: SIP ${host}:${keeper.state.endpoint.sipPort} (UDP, TCP), TLS ${host}:${keeper.state.endpoint.tlsPort}, softphones ${keeper.state.endpoint.wsUrl}`
         : 'starting',
   };
+}
+
+/**
+ * The address other instances reach this one's Kamailio at: its host, or for a wildcard the
+ * machine's first external IPv4 address (loopback when it has none).
+ */
+function reachableHost(host: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return host.includes(':') ? `[${host}]` : host;
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === 'IPv4' && !address.internal);
+  return external?.address ?? '127.0.0.1';
 }

@@ -7,7 +7,12 @@ import type { SandboxRing } from './sandbox-caller.ts';
  */
 export interface VoiceControl {
   secrets: VoiceSecrets;
-  endpoint: { wsUrl: string; sipHost: string } | null;
+  endpoint: {
+    wsUrl: string;
+    sipHost: string;
+    /** `host:port` where other instances' Kamailio forks inbound calls to this one (UDP). */
+    peerAddress: string;
+  } | null;
   /** Rings an account's softphones from the sandbox; set while the stack runs. */
   ring?: (call: SandboxRing) => Promise<void>;
   /**

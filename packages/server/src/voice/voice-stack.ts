@@ -165,6 +165,7 @@ export async function startVoiceStack(options: VoiceStackOptions): Promise<Voice
         controlUrl: options.controlUrl,
         credentialSecret: options.secrets.credentialSecret,
         controlToken: options.secrets.controlToken,
+        peerToken: options.secrets.peerToken,
         ringTimeoutMs: options.ringTimeoutMs ?? 30_000,
         modules: DEBIAN_KAMAILIO_MODULES,
       }),

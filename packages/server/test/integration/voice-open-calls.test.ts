@@ -98,5 +98,44 @@ for (const engine of ENGINES) {
         ['inbound', '+12065550199', 45],
       );
     });
+
+    test('a call held by another instance still announced is left to it; once that instance is silent it is recorded', async () => {
+      const now = Date.now();
+      const announce = (seenAt: number) =>
+        t.store.write((tx) =>
+          tx.db
+            .insertInto('voice_instances')
+            .values({ run_id: 'another-run', sip_address: '127.0.0.1:9', seen_at: seenAt })
+            .onConflict((oc) => oc.column('run_id').doUpdateSet({ seen_at: seenAt }))
+            .execute(),
+        );
+      await announce(now);
+      await t.store.write((tx) =>
+        tx.db
+          .insertInto('open_calls')
+          .values({
+            call_id: 'another-run-call',
+            run_id: 'another-run',
+            account_id: acct.accountId,
+            mode: 'test',
+            from_phone: '+12065550177',
+            to_phone: acct.testNumbers[1]!,
+            direction: 'inbound',
+            answered_at: now - 3 * INTERVAL_MS - 20_000,
+            seen_at: now - 3 * INTERVAL_MS,
+          })
+          .execute(),
+      );
+      const kept = await sweepCalls(t.voice, t.app.deps.changes, INTERVAL_MS);
+      assert.deepEqual(kept.closed, []);
+      assert.equal((await openCalls()).length, 1);
+      await announce(now - 31_000);
+      const swept = await sweepCalls(t.voice, t.app.deps.changes, INTERVAL_MS);
+      assert.deepEqual(
+        swept.closed.map((call) => [call.from, call.duration]),
+        [['+12065550177', 20]],
+      );
+      assert.deepEqual(await openCalls(), []);
+    });
   });
 }

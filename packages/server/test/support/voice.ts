@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createUser } from '../../src/commands/create-user.ts';
 import { hashPassword } from '../../src/lib/secrets.ts';
 import { createLogger } from '../../src/lib/logger.ts';
+import { startVoicePresence } from '../../src/http/voice-presence.ts';
 import type { Engine } from '../../src/store/engine/capabilities.ts';
 import { newVoiceSecrets } from '../../src/voice/ephemeral-credentials.ts';
 import type { VoiceControl } from '../../src/voice/voice-control.ts';
@@ -29,9 +30,12 @@ export async function startVoiceApp(
     env?: Record<string, string>;
     credentialSeconds?: number;
     tls?: VoiceTlsFiles;
+    /** The service's secret key, which instances sharing a database share (peers' token). */
+    secretKey?: Buffer;
   } = {},
 ): Promise<VoiceTestApp> {
-  const voice: VoiceControl = { secrets: newVoiceSecrets(), endpoint: null };
+  const secretKey = options.secretKey ?? randomBytes(32);
+  const voice: VoiceControl = { secrets: newVoiceSecrets(secretKey), endpoint: null };
   if (options.credentialSeconds) voice.credentialSeconds = options.credentialSeconds;
   const t = await startTestApp(engine, { voice, ...(options.env ? { env: options.env } : {}) });
   let stack: VoiceStack;
@@ -48,13 +52,17 @@ export async function startVoiceApp(
     await t.close();
     throw error;
   }
-  voice.endpoint = { wsUrl: stack.wsUrl, sipHost: `127.0.0.1:${stack.sipPort}` };
+  const sipHost = `127.0.0.1:${stack.sipPort}`;
+  voice.endpoint = { wsUrl: stack.wsUrl, sipHost, peerAddress: sipHost };
   voice.ring = stack.ring;
+  // Announced as `serve` does (server.ts), so instances sharing a database fork to each other.
+  const withdraw = startVoicePresence(voice, t.app.deps.changes, createLogger('silent'));
   return {
     ...t,
     stack,
     voice,
     async close() {
+      await withdraw();
       await stack.stop();
       await t.close();
     },

@@ -4,7 +4,8 @@ import { isIP } from 'node:net';
 import { Type, type Static } from '@sinclair/typebox';
 import { ApiError } from '../../domain/errors.ts';
 import { inboundTrunk, outboundTrunk } from '../../queries/voice-trunks.ts';
-import { isControlToken } from '../../voice/ephemeral-credentials.ts';
+import { voicePeers } from '../../queries/voice-peers.ts';
+import { isControlToken, voiceRunId } from '../../voice/ephemeral-credentials.ts';
 
 const OutboundCall = Type.Object(
   {
@@ -21,6 +22,14 @@ const InboundCall = Type.Object(
     to: Type.String({ maxLength: 64 }),
     /** The address the INVITE came from. */
     source: Type.String({ maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+
+const Ringing = Type.Object(
+  {
+    /** `acct_….mode`: whose softphones ring. */
+    aor: Type.String({ pattern: '^[A-Za-z0-9_]+\\.(test|live)$', maxLength: 128 }),
   },
   { additionalProperties: false },
 );
@@ -45,7 +54,7 @@ async function isAddressOf(host: string, address: string): Promise<boolean> {
  * ask; to anyone else the routes do not exist.
  */
 export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
-  const { voice, store, secrets } = app.deps;
+  const { voice, store, secrets, clock } = app.deps;
   if (!voice) return;
   const guard = (request: FastifyRequest) => {
     const token = request.headers['x-switchboard-voice'];
@@ -98,6 +107,20 @@ export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
         b64(found.secret.username),
         b64(found.secret.password),
       ]);
+    },
+  );
+  // An inbound call to `aor`'s softphones: the other live instances' Kamailio, each as the SIP
+  // URI of a branch that rings the softphones registered there (route RING, voice_instances).
+  app.post<{ Body: Static<typeof Ringing> }>(
+    '/voice/peers',
+    { config: { public: true }, schema: { body: Ringing } },
+    async (request, reply) => {
+      guard(request);
+      const peers = await voicePeers(store.db, voiceRunId(voice.secrets), clock.now());
+      return line(
+        reply,
+        peers.map((address) => `sip:${request.body.aor}@${address};sb_peer=1`),
+      );
     },
   );
 }

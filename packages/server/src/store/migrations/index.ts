@@ -25,6 +25,7 @@ import * as media from './030-media.ts';
 import * as inboundRefs from './031-inbound-refs.ts';
 import * as voiceTrunks from './032-voice-trunks.ts';
 import * as openCalls from './033-open-calls.ts';
+import * as voiceInstances from './034-voice-instances.ts';
 
 /**
  * Every migration in order. They are listed, not discovered from the file
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '031-inbound-refs': inboundRefs,
   '032-voice-trunks': voiceTrunks,
   '033-open-calls': openCalls,
+  '034-voice-instances': voiceInstances,
 };
 
 /** Kysely's migration provider over the list above. */
