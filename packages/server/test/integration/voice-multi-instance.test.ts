@@ -114,6 +114,43 @@ describe('voice across instances [postgres]', { skip: !enabled }, () => {
     assert.deepEqual(await a.store.db.selectFrom('open_calls').selectAll().execute(), []);
   });
 
+  test('when A’s softphone answers, the one on B is cancelled as answered elsewhere too', async () => {
+    const other = await a.newAccount('Answered on A');
+    const phoneA = await softphone(a.stack, await signInForVoice(a, other), 'answer-hang-up');
+    const onB = await signInForVoice({ ...a, url: b.url }, other);
+    const phoneB = await softphone(b.stack, onB, 'ring-until-cancelled');
+    const ring = await other.test.post('/v1/sandbox/calls', {
+      from: '+12065550144',
+      to: other.testNumbers[0],
+      ring: true,
+    });
+    assert.equal(ring.status, 202, ring.text);
+    const answered = await phoneA.done;
+    assert.equal(answered.code, 0, answered.errors || answered.output);
+    const cancelled = await phoneB.done;
+    assert.equal(cancelled.code, 0, cancelled.errors + cancelled.log);
+    assert.match(cancelled.log, /CANCEL cause=200/);
+  });
+
+  test('an inbound call to an instance where none of the account’s softphones registered rings those on the other', async () => {
+    const other = await a.newAccount('Only on B');
+    const onB = await signInForVoice({ ...a, url: b.url }, other);
+    const phone = await softphone(b.stack, onB, 'answer-hang-up');
+    const ring = await other.test.post('/v1/sandbox/calls', {
+      from: '+12065550143',
+      to: other.testNumbers[0],
+      ring: true,
+    });
+    assert.equal(ring.status, 202, ring.text);
+    const answered = await phone.done;
+    assert.equal(answered.code, 0, answered.errors || answered.output);
+    const event = await until('the call recorded', async () => {
+      const events = await eventsOf(a.store.db, other.accountId, 'test', 'call.completed');
+      return events[0];
+    });
+    assert.equal(event.data.from, '+12065550143');
+  });
+
   test('a peer INVITE to B without the peers’ token (wrong or empty) is refused 403 and rings nothing', async () => {
     const onB = await signInForVoice({ ...a, url: b.url }, acct);
     const phone = await softphone(b.stack, onB, 'answer');
