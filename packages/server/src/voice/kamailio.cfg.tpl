@@ -163,18 +163,24 @@ route[RING] {
 	$dlg_var(to) = $var(to);
 	$dlg_var(direction) = "inbound";
 	route(PEERS);
-	if (!lookup("location")) {
-		if ($var(peers) == "") {
+	if (registered("location")) {
+		# The peers' branches first: appended after lookup, they would copy the main branch's
+		# device destination and connection (a WebSocket's).
+		$var(i) = 0;
+		route(TO_PEERS);
+		if (!lookup("location")) {
 			send_reply("480", "Temporarily Unavailable");
 			exit;
 		}
+	} else if ($var(peers) != "") {
 		# None here: the first peer's branch is the main one.
 		$ru = $(var(peers){s.select,0,|});
 		$var(i) = 1;
+		route(TO_PEERS);
 	} else {
-		$var(i) = 0;
+		send_reply("480", "Temporarily Unavailable");
+		exit;
 	}
-	route(TO_PEERS);
 	t_on_branch("TO_DEVICE");
 	t_on_reply("REPLY");
 	if (!t_relay()) sl_reply_error();
@@ -352,8 +358,9 @@ route[REGISTRAR] {
 
 route[WITHINDLG] {
 	if (loose_route()) {
-		# Toward a WebSocket client: the connection its alias names.
-		handle_ruri_alias();
+		# Toward a WebSocket client: the connection its alias names, unless a Route leads on to
+		# another instance's Kamailio (a forked call, route FROM_PEER), whose client it is.
+		if ($du == $null) handle_ruri_alias();
 		if (is_method("BYE")) rtpengine_delete();
 		route(RELAY);
 		exit;
