@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
-import { voiceRunId } from '../../src/voice/ephemeral-credentials.ts';
+import { addCarrier } from '../../src/commands/add-carrier.ts';
+import { addNumber } from '../../src/commands/add-number.ts';
+import { issueSipCredentials, voiceRunId } from '../../src/voice/ephemeral-credentials.ts';
 import type { TestAccount } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { eventsOf } from '../support/messaging.ts';
@@ -149,6 +151,41 @@ describe('voice across instances [postgres]', { skip: !enabled }, () => {
       return events[0];
     });
     assert.equal(event.data.from, '+12065550143');
+  });
+
+  test("a trunk's call to a live number reaching A rings the live softphone registered with B", async () => {
+    const phone = '+14155552301';
+    await a.store.write(async (tx) => {
+      const clock = { now: Date.now };
+      const seal = (secret: string) => a.secrets.seal(secret);
+      const trunk = await addCarrier(
+        tx,
+        acct.accountId,
+        { type: 'sip', host: '127.0.0.1' },
+        { clock, seal },
+      );
+      const input = { accountId: acct.accountId, mode: 'live' as const, phone };
+      await addNumber(tx, { ...input, voiceCarrierId: trunk.id }, { clock });
+    });
+    const who = { accountId: acct.accountId, mode: 'live' as const, userId: 'usr_on_b' };
+    const login = issueSipCredentials(b.voice.secrets, who, Date.now(), 600);
+    const onB = await softphone(
+      b.stack,
+      { ...login, wsUrl: '', sipUri: '', expiresAt: '' },
+      'answer',
+    );
+    const call = await runSipp(a.stack, 'trunk-call', {
+      keys: { from: '+12065550145', to: phone },
+      pauseMs: 1000,
+    });
+    assert.equal(call.code, 0, call.errors || call.output);
+    const answered = await onB.done;
+    assert.equal(answered.code, 0, answered.errors || answered.output);
+    const event = await until('the call recorded', async () => {
+      const events = await eventsOf(a.store.db, acct.accountId, 'live', 'call.completed');
+      return events[0];
+    });
+    assert.deepEqual([event.data.from, event.data.to], ['+12065550145', phone]);
   });
 
   test('a peer INVITE to B without the peers’ token (wrong or empty) is refused 403 and rings nothing', async () => {
