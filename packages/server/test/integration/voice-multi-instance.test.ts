@@ -2,7 +2,8 @@
 // each instance runs its own Kamailio and rtpengine and announces it (voice_instances); an
 // inbound call reaching one instance also rings the softphones registered with the others,
 // the first answer takes it, and the instance the call reached alone records it. sipp plays
-// the softphones, registered with credentials each instance issued.
+// the softphones, registered with credentials each instance issued; those that ring check that
+// no Switchboard token (the peers' or the control one) reaches them.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
