@@ -87,6 +87,24 @@ describe('voice across instances [postgres]', { skip: !enabled }, () => {
     );
   });
 
+  test('A lists the other live instances as branches for its Kamailio alone, never itself', async () => {
+    const ask = (token: string) =>
+      fetch(`${a.url}/voice/peers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-switchboard-voice': token },
+        body: JSON.stringify({ aor: `${acct.accountId}.test` }),
+      });
+    const listed = await ask(a.voice.secrets.controlToken);
+    assert.equal(listed.status, 200);
+    assert.equal(
+      await listed.text(),
+      `sip:${acct.accountId}.test@127.0.0.1:${b.stack.sipPort};sb_peer=1`,
+    );
+    for (const token of ['wrong', b.voice.secrets.controlToken]) {
+      assert.equal((await ask(token)).status, 404, 'not without this run’s control token');
+    }
+  });
+
   test("an inbound call to A rings both instances' softphones; B's answer takes it, A's is cancelled as answered elsewhere, and one call is recorded", async () => {
     const onA = await signInForVoice(a, acct);
     const onB = await signInForVoice({ ...a, url: b.url }, acct);
