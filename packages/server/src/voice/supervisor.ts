@@ -59,7 +59,12 @@ export function supervise(
   };
 
   const start = () => {
-    const run = spawn(...diesWithParent(command, args), { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: Kamailio forks its workers, and a main process killed after
+    // the grace period left them running (seen under load); the whole group is signalled.
+    const run = spawn(...diesWithParent(command, args), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     child = run;
     run.stdout!.setEncoding('utf8').on('data', keep);
     run.stderr!.setEncoding('utf8').on('data', keep);
@@ -95,10 +100,22 @@ export function supervise(
       const run = child;
       if (!run || run.exitCode !== null || run.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => run.once('exit', () => resolve()));
-      run.kill('SIGTERM');
-      const timer = setTimeout(() => run.kill('SIGKILL'), graceMs);
+      signalGroup(run, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(run, 'SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
+      // Whatever of its group outlived the main process.
+      signalGroup(run, 'SIGKILL');
     },
   };
+}
+
+/** Signals the program's whole process group; just the program where there is none left. */
+function signalGroup(run: ChildProcess, signal: NodeJS.Signals): void {
+  if (run.pid === undefined) return;
+  try {
+    process.kill(-run.pid, signal);
+  } catch {
+    // No such group (every member gone): nothing to signal.
+  }
 }
