@@ -35,7 +35,7 @@ export interface PhoneCall {
 
 /** Why a call could not start: the microphone refused, or voice off on this server. */
 export class PhoneError extends Error {
-  readonly kind: 'microphone' | 'unavailable';
+  readonly kind: 'microphone' | 'unavailable' | 'unreachable';
   constructor(kind: PhoneError['kind'], message: string) {
     super(message);
     this.kind = kind;
@@ -144,6 +144,34 @@ async function connect(api: ApiClient): Promise<Agent> {
   return current;
 }
 
+/** How long a call waits for the agent's WebSocket to Switchboard's SIP server. */
+const CONNECT_WAIT_MS = 10_000;
+
+/**
+ * Resolves once the agent's WebSocket is open: JsSIP fails an INVITE at once when its
+ * transport is still connecting (a first call placed right after the phone starts).
+ */
+function connected(ua: UA): Promise<void> {
+  if (ua.isConnected()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      ua.removeListener('connected', done);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      ua.removeListener('connected', done);
+      reject(
+        new PhoneError(
+          'unreachable',
+          'The calling server does not answer. Check your connection and try again.',
+        ),
+      );
+    }, CONNECT_WAIT_MS);
+    ua.on('connected', done);
+  });
+}
+
 /** Asks for the microphone now, when a call needs it; a refusal is explained, not thrown raw. */
 async function microphone(): Promise<MediaStream> {
   try {
@@ -165,6 +193,7 @@ export async function placeCall(
 ): Promise<PhoneCall> {
   // Voice first: where the server has none, nobody is asked for a microphone.
   const { ua, host } = await userAgent(api);
+  await connected(ua);
   const stream = await microphone();
   const session: RTCSession = ua.call(`sip:${to}@${host}`, {
     mediaStream: stream,
