@@ -54,6 +54,8 @@ loadmodule "uac.so"
 loadmodule "jsonrpcs.so"
 
 modparam("tls", "config", "{{TLS_CONFIG}}")
+# $xavp(tls=>server_name) names the host a connection to a trunk sends as SNI.
+modparam("tls", "xavp_cfg", "tls")
 # How long a call rings: after the first ring at most, and in all.
 modparam("tm", "fr_inv_timer", {{RING_TIMEOUT_MS}})
 modparam("tm", "max_inv_lifetime", {{RING_TIMEOUT_MS}})
@@ -228,7 +230,14 @@ route[TO_TRUNK] {
 		+ $(rU{s.escape.common}) + '"}';
 	http_client_query("{{CONTROL_URL}}/voice/route", "$var(body)",
 		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
-	if ($rc != 200) {
+	$var(code) = $rc;
+	if ($var(code) == 503) {
+		# A TLS trunk whose certificate is not trusted or does not name it: no call goes there.
+		xlog("L_WARN", "call $ci to its trunk refused: $var(answer)\n");
+		sl_send_reply("503", "Trunk not trusted");
+		exit;
+	}
+	if ($var(code) != 200) {
 		sl_send_reply("403", "No trunk for this call");
 		exit;
 	}
@@ -245,6 +254,9 @@ route[TO_TRUNK] {
 	$dlg_var(to) = $rU;
 	$dlg_var(direction) = "outbound";
 	$ru = $(var(answer){s.select,0,|});
+	# SNI for a TLS trunk named by host name (the tls module's xavp_cfg).
+	$var(sni) = $(var(answer){s.select,4,|});
+	if ($var(sni) != "-") $xavp(tls=>server_name) = $var(sni);
 	t_on_failure("TRUNK_AUTH");
 	route(RELAY);
 }

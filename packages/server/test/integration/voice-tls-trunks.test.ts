@@ -1,7 +1,9 @@
-// SIP trunks over TLS (`--transport tls`): a live call leaves over TLS to a trunk whose
-// certificate is trusted and not to one whose certificate is not, and a trunk's call over TLS
-// rings the account's live softphones as over UDP. A second Kamailio plays the carrier's TLS
-// edge (test/support/tls-trunk.ts), in front of sipp on UDP; sipp plays the softphones.
+// SIP trunks over TLS (`--transport tls`): a live call leaves over TLS, with the trunk's host
+// name as SNI, to a trunk whose certificate is trusted and names it, and not to one whose
+// certificate is not trusted or names another host: that call fails at once. A trunk's call
+// over TLS rings the account's live softphones as over UDP. A second Kamailio plays the
+// carrier's TLS edge (test/support/tls-trunk.ts), in front of sipp on UDP; sipp plays the
+// softphones.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,27 +16,36 @@ import { issueSipCredentials } from '../../src/voice/ephemeral-credentials.ts';
 import type { TestAccount } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
 import { eventsOf } from '../support/messaging.ts';
-import { makeTestCertificate } from '../support/receiver.ts';
+import { makeTestCa, type TestCa } from '../support/test-ca.ts';
 import { startTlsTrunk, type TlsTrunk } from '../support/tls-trunk.ts';
 import { runSipp, startVoiceApp, type VoiceTestApp } from '../support/voice.ts';
 import { startSippServer } from '../support/voice-trunk.ts';
 
 const CALLED = '+12065550177';
+/** Kamailio's ring timeout in these tests: a refused call is answered long before it. */
+const RING_TIMEOUT_MS = 30_000;
 
 for (const engine of ENGINES) {
   describe(`calls through SIP trunks over TLS [${engine}]`, () => {
     let t: VoiceTestApp;
     let trunk: TlsTrunk;
+    let ca: TestCa;
     let line = 0;
     const dir = mkdtempSync(join(tmpdir(), 'voice-tls-'));
 
     before(async () => {
-      // Switchboard trusts the carrier's certificate as an operator's CA file would make it.
-      const certificate = makeTestCertificate();
-      const ca = join(dir, 'carrier-ca.pem');
-      writeFileSync(ca, certificate.cert);
-      t = await startVoiceApp(engine, { tls: { cert: null, key: null, ca } });
-      trunk = await startTlsTrunk({ switchboard: `127.0.0.1:${t.stack.tlsPort}`, certificate });
+      // Switchboard trusts the carrier's CA, as an operator's CA file would make it.
+      ca = makeTestCa();
+      const caFile = join(dir, 'carrier-ca.pem');
+      writeFileSync(caFile, ca.cert);
+      t = await startVoiceApp(engine, {
+        tls: { cert: null, key: null, ca: caFile },
+        ringTimeoutMs: RING_TIMEOUT_MS,
+      });
+      trunk = await startTlsTrunk({
+        switchboard: `127.0.0.1:${t.stack.tlsPort}`,
+        certificate: ca.issue('DNS:localhost,IP:127.0.0.1', 'localhost'),
+      });
     });
     after(async () => {
       await trunk?.stop();
@@ -102,30 +113,98 @@ for (const engine of ENGINES) {
       );
     });
 
-    test('a live call to a TLS trunk whose certificate is not trusted fails and reaches no one', async () => {
+    /** A live call from a softphone of `acct`, refused 503; how long until the refusal. */
+    async function refusedCall(acct: TestAccount): Promise<number> {
+      const login = liveLogin(acct);
+      const started = Date.now();
+      const call = await runSipp(t.stack, 'call-unavailable', {
+        keys: { from: 'softphone', to: CALLED },
+        username: login.username,
+        password: login.password,
+        timeoutMs: 10_000,
+      });
+      assert.equal(call.code, 0, call.errors || call.output);
+      return Date.now() - started;
+    }
+
+    /** Asserts the carrier's edge at `edge` took no call, and its side (sipp) heard nothing. */
+    async function reachedNoOne(
+      edge: TlsTrunk,
+      carrier: Awaited<ReturnType<typeof startSippServer>>,
+    ) {
+      assert.doesNotMatch(edge.log(), /over TLS: INVITE/, 'the carrier was sent the INVITE');
+      const far = await carrier.done;
+      assert.doesNotMatch(far.log, /^FROM /m, 'the carrier was reached');
+      assert.notEqual(far.code, 0);
+    }
+
+    test('a live call to a TLS trunk whose certificate is not trusted is refused at once and reaches no one', async () => {
       const stranger = await startTlsTrunk();
       try {
         const { acct } = await trunkedAccount('127.0.0.1', stranger.tlsPort);
         const carrier = await startSippServer('answer', {
           port: stranger.carrierPort,
-          timeoutMs: 8000,
+          timeoutMs: 3000,
         });
+        const waited = await refusedCall(acct);
+        // Refused, not left ringing until Kamailio's ring timer ends the call.
+        assert.ok(waited < 5000, `refused after ${waited} ms`);
+        // Visibly: Kamailio says why in its log.
+        const kamailio = t.stack.programs.find((program) => program.name === 'kamailio')!;
+        assert.match(kamailio.lastLines(), /to its trunk refused: .*not trusted: self-signed/);
+        await reachedNoOne(stranger, carrier);
+      } finally {
+        await stranger.stop();
+      }
+    });
+
+    test('a live call to a TLS trunk whose trusted certificate names another host is refused at once and reaches no one', async () => {
+      // Issued by the trusted CA for other.example; its CN names the trunk's host, but a
+      // certificate with subjectAltName names only those (RFC 6125).
+      const impostor = await startTlsTrunk({
+        switchboard: `127.0.0.1:${t.stack.tlsPort}`,
+        certificate: ca.issue('DNS:other.example', 'localhost'),
+      });
+      try {
+        const carrier = await startSippServer('answer', {
+          port: impostor.carrierPort,
+          timeoutMs: 4000,
+        });
+        for (const host of ['localhost', '127.0.0.1']) {
+          const { acct } = await trunkedAccount(host, impostor.tlsPort);
+          const waited = await refusedCall(acct);
+          assert.ok(waited < 5000, `refused after ${waited} ms`);
+        }
+        const kamailio = t.stack.programs.find((program) => program.name === 'kamailio')!;
+        assert.match(kamailio.lastLines(), /to its trunk refused: .*not trusted: Hostname\/IP/);
+        await reachedNoOne(impostor, carrier);
+      } finally {
+        await impostor.stop();
+      }
+    });
+
+    test('a live call to a TLS trunk named by host name sends that name as SNI', async () => {
+      // A trunk of its own: Kamailio would reuse a connection already open to another.
+      const named = await startTlsTrunk({
+        switchboard: `127.0.0.1:${t.stack.tlsPort}`,
+        certificate: ca.issue('DNS:localhost', 'localhost'),
+      });
+      try {
+        const { acct } = await trunkedAccount('localhost', named.tlsPort);
+        const carrier = await startSippServer('answer', { port: named.carrierPort });
         const login = liveLogin(acct);
         const call = await runSipp(t.stack, 'call', {
           keys: { from: 'softphone', to: CALLED },
           username: login.username,
           password: login.password,
-          timeoutMs: 8000,
+          pauseMs: 500,
         });
-        assert.notEqual(call.code, 0, 'the call was answered');
-        // Visibly: Kamailio says why in its log.
-        const kamailio = t.stack.programs.find((program) => program.name === 'kamailio')!;
-        assert.match(kamailio.lastLines(), /certificate verify failed/);
+        assert.equal(call.code, 0, call.errors || call.output);
         const far = await carrier.done;
-        assert.doesNotMatch(far.log, /^FROM /m, 'the carrier was reached');
-        assert.notEqual(far.code, 0);
+        assert.equal(far.code, 0, far.errors || far.output);
+        assert.match(named.log(), /over TLS: INVITE, SNI \[localhost\]/);
       } finally {
-        await stranger.stop();
+        await named.stop();
       }
     });
 

@@ -21,6 +21,8 @@ export interface TlsTrunk {
   carrierPort: number;
   /** Its certificate (PEM), for a CA file that trusts it. */
   cert: string;
+  /** Its Kamailio's last lines of log: "over TLS: INVITE, SNI [name]" for each request. */
+  log(): string;
   stop(): Promise<void>;
 }
 
@@ -73,7 +75,8 @@ export async function startTlsTrunk(
   // Every 50 ms for at most 10 s, until its TLS port takes connections.
   for (let i = 0; i < 200; i++) {
     if (await accepts(tlsPort)) {
-      return { tlsPort, udpPort, carrierPort, cert: certificate.cert, stop };
+      const log = () => kamailio.lastLines();
+      return { tlsPort, udpPort, carrierPort, cert: certificate.cert, log, stop };
     }
     await sleep(50);
   }

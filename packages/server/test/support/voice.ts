@@ -37,7 +37,12 @@ export async function startVoiceApp(
   const secretKey = options.secretKey ?? randomBytes(32);
   const voice: VoiceControl = { secrets: newVoiceSecrets(secretKey), endpoint: null };
   if (options.credentialSeconds) voice.credentialSeconds = options.credentialSeconds;
-  const t = await startTestApp(engine, { voice, ...(options.env ? { env: options.env } : {}) });
+  // Switchboard's checks of TLS trunks trust the CAs its Kamailio is given, as `serve` does.
+  const env = {
+    ...(options.tls?.ca ? { SWITCHBOARD_VOICE_TLS_CA: options.tls.ca } : {}),
+    ...options.env,
+  };
+  const t = await startTestApp(engine, { voice, env });
   let stack: VoiceStack;
   try {
     stack = await startVoiceStack({

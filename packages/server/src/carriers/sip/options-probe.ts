@@ -3,9 +3,10 @@
 // needs a single request and the status line of its answer.
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { connect as tcpConnect, isIP, isIPv6, type Socket } from 'node:net';
+import { connect as tcpConnect, isIPv6, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { SipTransport } from '../../domain/sip-trunk-settings.ts';
+import { tlsFailure, trunkTlsOptions, type TrunkTrust } from './trunk-tls.ts';
 
 /** A trunk answered (with its final status), or why it did not. */
 export type ProbeResult =
@@ -17,13 +18,8 @@ export interface ProbeTarget {
   transport: SipTransport;
 }
 
-/** How a TLS trunk's certificate is checked: against these CAs (PEM), or Node's default ones. */
-export interface ProbeTrust {
-  ca?: string | string[] | null;
-}
-
-/** OpenSSL's and Node's codes for a certificate that is not trusted or not the host's. */
-const CERTIFICATE_ERROR = /CERT|SIGNATURE|ISSUER|ALTNAME/;
+/** How a TLS trunk's certificate is checked (trunk-tls.ts), as Kamailio's calls are. */
+export type ProbeTrust = TrunkTrust;
 
 const token = () => randomBytes(8).toString('hex');
 
@@ -102,13 +98,10 @@ function overStream(
 ): Promise<ProbeResult> {
   return new Promise((resolve) => {
     const options = { host: target.host, port: target.port, timeout: timeoutMs };
-    // TLS names a host by SNI; an address is checked against the certificate's IP names.
-    const secure = {
-      ...options,
-      ...(isIP(target.host) ? {} : { servername: target.host }),
-      ...(trust.ca ? { ca: trust.ca } : {}),
-    };
-    const socket: Socket = target.transport === 'tls' ? tlsConnect(secure) : tcpConnect(options);
+    const socket: Socket =
+      target.transport === 'tls'
+        ? tlsConnect(trunkTlsOptions(target.host, target.port, timeoutMs, trust))
+        : tcpConnect(options);
     let text = '';
     let settled = false;
     const done = (result: ProbeResult) => {
@@ -131,14 +124,8 @@ function overStream(
       if (status) done({ answered: true, ...status });
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      const untrusted = target.transport === 'tls' && CERTIFICATE_ERROR.test(error.code ?? '');
-      done({
-        answered: false,
-        // Without Node's advice on its own flags: the trunk's CA goes in SWITCHBOARD_VOICE_TLS_CA.
-        reason: untrusted
-          ? `TLS certificate not trusted: ${error.message.split(';')[0]}`
-          : error.message,
-      });
+      const reason = target.transport === 'tls' ? tlsFailure(error) : error.message;
+      done({ answered: false, reason });
     });
     socket.on('close', () => done({ answered: false, reason: 'the trunk closed the connection' }));
   });

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Type, type Static } from '@sinclair/typebox';
+import { checkTrunkCertificate, sniName } from '../../carriers/sip/trunk-tls.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { trustedCas } from '../../lib/trusted-cas.ts';
 import { inboundTrunk, outboundTrunk } from '../../queries/voice-trunks.ts';
 import { voicePeers } from '../../queries/voice-peers.ts';
 import { isControlToken, voiceRunId } from '../../voice/ephemeral-credentials.ts';
@@ -36,6 +38,9 @@ const Ringing = Type.Object(
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
+/** How long a TLS trunk's handshake may take before a call: within http_client's 5 s. */
+const TLS_CHECK_MS = 3000;
+
 /** Whether `address` is one of `host`'s: the host itself, or what it resolves to. */
 async function isAddressOf(host: string, address: string): Promise<boolean> {
   const bare = host.replace(/^\[|\]$/g, '');
@@ -54,8 +59,10 @@ async function isAddressOf(host: string, address: string): Promise<boolean> {
  * ask; to anyone else the routes do not exist.
  */
 export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
-  const { voice, store, secrets, clock } = app.deps;
+  const { voice, store, secrets, clock, config } = app.deps;
   if (!voice) return;
+  // The CAs Kamailio's tls module is given (voice/kamailio-tls.ts), read once.
+  const trust = { ca: trustedCas(config.voiceTls.ca) };
   const guard = (request: FastifyRequest) => {
     const token = request.headers['x-switchboard-voice'];
     if (!isControlToken(voice.secrets, typeof token === 'string' ? token : undefined)) {
@@ -65,7 +72,10 @@ export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
   const line = (reply: FastifyReply, fields: string[]) =>
     reply.code(200).type('text/plain').send(fields.join('|'));
 
-  // A live softphone's call: where it goes (the trunk), the number it shows, the trunk's login.
+  // A live softphone's call: where it goes (the trunk), the number it shows, the trunk's login
+  // and the name Kamailio sends as SNI ("-": none, the host is an address). A TLS trunk's
+  // certificate is checked here first: Kamailio 5.6 checks only its chain, not that it names
+  // the trunk, and learns of a failed handshake only when the call times out.
   app.post<{ Body: Static<typeof OutboundCall> }>(
     '/voice/route',
     { config: { public: true }, schema: { body: OutboundCall } },
@@ -78,12 +88,19 @@ export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
       const found = await outboundTrunk(store.db, accountId, request.body.from, secrets);
       if (!found) throw new ApiError('not_found', 'No live number of the account has a SIP trunk.');
       const { trunk, secret } = found;
+      if (trunk.transport === 'tls') {
+        const failure = await checkTrunkCertificate(trunk, TLS_CHECK_MS, trust);
+        if (failure) {
+          throw new ApiError('service_unavailable', `The trunk refused TLS: ${failure}`);
+        }
+      }
       const host =
         trunk.host.includes(':') && !trunk.host.startsWith('[') ? `[${trunk.host}]` : trunk.host;
       const uri =
         `sip:${request.body.to}@${host}:${trunk.port}` +
         (trunk.transport === 'udp' ? '' : `;transport=${trunk.transport}`);
-      return line(reply, [uri, found.phone, b64(secret.username), b64(secret.password)]);
+      const sni = trunk.transport === 'tls' ? (sniName(trunk.host) ?? '-') : '-';
+      return line(reply, [uri, found.phone, b64(secret.username), b64(secret.password), sni]);
     },
   );
 

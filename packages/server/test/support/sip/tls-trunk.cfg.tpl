@@ -2,7 +2,8 @@
 # A carrier's SIP-over-TLS edge for tests: Kamailio ends TLS on {{TLS_PORT}} and relays, by
 # record-routing proxy, calls from Switchboard to the carrier's side (sipp on UDP port
 # {{CARRIER_PORT}}) and calls from that side (to its UDP port {{UDP_PORT}}) to Switchboard
-# over TLS. It answers OPTIONS itself. Marks are filled in by test/support/tls-trunk.ts.
+# over TLS. It answers OPTIONS itself, and logs each request it takes over TLS with the name
+# its sender gave by SNI. Marks are filled in by test/support/tls-trunk.ts.
 debug=2
 log_stderror=yes
 log_prefix="tls trunk "
@@ -25,10 +26,12 @@ loadmodule "pv.so"
 loadmodule "maxfwd.so"
 loadmodule "siputils.so"
 loadmodule "textops.so"
+loadmodule "xlog.so"
 
 modparam("tls", "config", "{{TLS_CONFIG}}")
 
 request_route {
+	if ($pr == "tls") xlog("L_NOTICE", "over TLS: $rm, SNI [$tls_peer_server_name]\n");
 	if (!mf_process_maxfwd_header("10")) {
 		sl_send_reply("483", "Too Many Hops");
 		exit;
