@@ -231,7 +231,7 @@ route[TO_TRUNK] {
 	http_client_query("{{CONTROL_URL}}/voice/route", "$var(body)",
 		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
 	$var(code) = $rc;
-	if ($var(code) == 503) {
+	if ($var(code) == 424) {
 		# A TLS trunk whose certificate is not trusted or does not name it: no call goes there.
 		xlog("L_WARN", "call $ci to its trunk refused: $var(answer)\n");
 		sl_send_reply("503", "Trunk not trusted");
@@ -257,12 +257,21 @@ route[TO_TRUNK] {
 	# SNI for a TLS trunk named by host name (the tls module's xavp_cfg).
 	$var(sni) = $(var(answer){s.select,4,|});
 	if ($var(sni) != "-") $xavp(tls=>server_name) = $var(sni);
+	# Kamailio learns of a failed TLS handshake only when the branch times out (tcp_async=no
+	# does not change that in 5.6): a trunk not answering at all (not even 100) within 3 s
+	# fails the call then, in TRUNK_AUTH, instead of at the ring timeout.
+	if ($ru =~ ";transport=tls") t_set_fr(0, 3000);
 	t_on_failure("TRUNK_AUTH");
 	route(RELAY);
 }
 
 failure_route[TRUNK_AUTH] {
 	if (t_is_canceled()) exit;
+	if (t_branch_timeout() && !t_branch_replied()) {
+		xlog("L_WARN", "call $ci: its trunk did not answer\n");
+		t_reply("503", "Trunk unreachable");
+		exit;
+	}
 	if (t_check_status("401|407") && $avp(trunk_user) != "") {
 		# uac_auth takes the login for the realm the trunk names.
 		if ($T_rpl($hdr(Proxy-Authenticate)) != $null) {

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { addCarrier } from '../../src/commands/add-carrier.ts';
 import { addNumber } from '../../src/commands/add-number.ts';
+import { probeTrunk } from '../../src/carriers/sip/options-probe.ts';
 import { issueSipCredentials } from '../../src/voice/ephemeral-credentials.ts';
 import type { TestAccount } from '../support/app.ts';
 import { ENGINES } from '../support/engines.ts';
@@ -176,10 +177,44 @@ for (const engine of ENGINES) {
           assert.ok(waited < 5000, `refused after ${waited} ms`);
         }
         const kamailio = t.stack.programs.find((program) => program.name === 'kamailio')!;
-        assert.match(kamailio.lastLines(), /to its trunk refused: .*not trusted: Hostname\/IP/);
+        assert.match(
+          kamailio.lastLines(),
+          /to its trunk refused: .*names another host: .*DNS:other\.example/,
+        );
         await reachedNoOne(impostor, carrier);
+        // As its OPTIONS check judges it.
+        const check = await probeTrunk(
+          { host: 'localhost', port: impostor.tlsPort, transport: 'tls' },
+          3000,
+          { ca: ca.cert },
+        );
+        assert.equal(check.answered, false);
+        assert.match(check.reason, /^TLS certificate names another host: /);
       } finally {
         await impostor.stop();
+      }
+    });
+
+    test("a live call to a TLS trunk that refuses Kamailio's handshake fails well before the ring timeout", async () => {
+      // The trunk wants a client certificate its own CA issued, which Switchboard's is not:
+      // Switchboard's check (no client certificate, TLS 1.3) passes, Kamailio's handshake fails.
+      const strict = await startTlsTrunk({
+        certificate: ca.issue('IP:127.0.0.1', '127.0.0.1'),
+        clientCa: makeTestCa().cert,
+      });
+      try {
+        const { acct } = await trunkedAccount('127.0.0.1', strict.tlsPort);
+        const carrier = await startSippServer('answer', {
+          port: strict.carrierPort,
+          timeoutMs: 4000,
+        });
+        const waited = await refusedCall(acct);
+        assert.ok(waited < RING_TIMEOUT_MS / 3, `failed after ${waited} ms`);
+        const kamailio = t.stack.programs.find((program) => program.name === 'kamailio')!;
+        assert.match(kamailio.lastLines(), /its trunk did not answer/);
+        await reachedNoOne(strict, carrier);
+      } finally {
+        await strict.stop();
       }
     });
 

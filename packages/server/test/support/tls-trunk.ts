@@ -33,7 +33,12 @@ const TEMPLATE = join(import.meta.dirname, 'sip', 'tls-trunk.cfg.tpl');
  * `switchboard` is `host:port` of Switchboard's TLS listener.
  */
 export async function startTlsTrunk(
-  options: { switchboard?: string; certificate?: TestCertificate } = {},
+  options: {
+    switchboard?: string;
+    certificate?: TestCertificate;
+    /** Clients must present a certificate this CA (PEM) issued: a trunk asking for mutual TLS. */
+    clientCa?: string;
+  } = {},
 ): Promise<TlsTrunk> {
   const dir = mkdtempSync(join(tmpdir(), 'tls-trunk-'));
   const [tlsPort, udpPort, carrierPort] = [await freePort(), await freePort(), await freePort()];
@@ -41,10 +46,23 @@ export async function startTlsTrunk(
   writeFileSync(join(dir, 'cert.pem'), certificate.cert);
   writeFileSync(join(dir, 'key.pem'), certificate.key);
   const own = [`certificate = ${dir}/cert.pem`, `private_key = ${dir}/key.pem`];
+  // Unless told, its clients' certificates, and Switchboard's self-signed one, are unchecked.
+  const clients: string[] = [];
+  if (options.clientCa) {
+    writeFileSync(join(dir, 'clients.pem'), options.clientCa);
+    clients.push('verify_certificate = yes', 'require_certificate = yes');
+    clients.push(`ca_list = ${dir}/clients.pem`);
+  }
   writeFileSync(
     join(dir, 'tls.cfg'),
-    // Its clients' certificates, and Switchboard's self-signed one, are taken unchecked.
-    ['[server:default]', ...own, '[client:default]', 'verify_certificate = no', ''].join('\n'),
+    [
+      '[server:default]',
+      ...own,
+      ...clients,
+      '[client:default]',
+      'verify_certificate = no',
+      '',
+    ].join('\n'),
   );
   const values: Record<string, string> = {
     TLS_PORT: String(tlsPort),

@@ -38,6 +38,9 @@ export function trunkTlsOptions(
 
 /** Why a TLS connection failed, as the dashboard and Kamailio's log say it. */
 export function tlsFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return `TLS certificate names another host: ${error.message}`;
+  }
   // Without Node's advice on its own flags: the trunk's CA goes in SWITCHBOARD_VOICE_TLS_CA.
   return CERTIFICATE_ERROR.test(error.code ?? '')
     ? `TLS certificate not trusted: ${error.message.split(';')[0]}`

@@ -90,8 +90,12 @@ export async function voiceRoutingRoutes(app: FastifyInstance): Promise<void> {
       const { trunk, secret } = found;
       if (trunk.transport === 'tls') {
         const failure = await checkTrunkCertificate(trunk, TLS_CHECK_MS, trust);
+        // 424 (the call depends on the trunk), not 503: Kamailio's http_client keeps the body,
+        // which its log shows, only below 500.
         if (failure) {
-          throw new ApiError('service_unavailable', `The trunk refused TLS: ${failure}`);
+          throw new ApiError('service_unavailable', `The trunk failed TLS: ${failure}`, {
+            status: 424,
+          });
         }
       }
       const host =
