@@ -223,21 +223,15 @@ route[FROM_TRUNK] {
 	exit;
 }
 
-# A live softphone's call: Switchboard names the trunk, the number shown as caller ID and the
-# trunk's digest login (used if the trunk challenges, in TRUNK_AUTH).
+# A live softphone's call: Switchboard names the trunk, the number shown as caller ID, the
+# trunk's digest login (used if the trunk challenges, in TRUNK_AUTH), the name sent as SNI and
+# why the trunk is refused ("-" for none of either).
 route[TO_TRUNK] {
 	$var(body) = '{"aor":"' + $var(aor) + '","from":"' + $(fU{s.escape.common}) + '","to":"'
 		+ $(rU{s.escape.common}) + '"}';
 	http_client_query("{{CONTROL_URL}}/voice/route", "$var(body)",
 		"Content-Type: application/json\r\nX-Switchboard-Voice: {{TOKEN}}", "$var(answer)");
-	$var(code) = $rc;
-	if ($var(code) == 424) {
-		# A TLS trunk whose certificate is not trusted or does not name it: no call goes there.
-		xlog("L_WARN", "call $ci to its trunk refused: $var(answer)\n");
-		sl_send_reply("503", "Trunk not trusted");
-		exit;
-	}
-	if ($var(code) != 200) {
+	if ($rc != 200) {
 		sl_send_reply("403", "No trunk for this call");
 		exit;
 	}
@@ -253,6 +247,14 @@ route[TO_TRUNK] {
 	$dlg_var(from) = $var(number);
 	$dlg_var(to) = $rU;
 	$dlg_var(direction) = "outbound";
+	$var(refused) = $(var(answer){s.select,5,|});
+	if ($var(refused) != "-") {
+		# A TLS trunk whose certificate is not trusted or does not name it: no INVITE goes
+		# there; the call fails at once, recorded as one the trunk did not take.
+		xlog("L_WARN", "call $ci to its trunk refused: $var(refused)\n");
+		t_send_reply("503", "Trunk not trusted");
+		exit;
+	}
 	$ru = $(var(answer){s.select,0,|});
 	# SNI for a TLS trunk named by host name (the tls module's xavp_cfg).
 	$var(sni) = $(var(answer){s.select,4,|});

@@ -114,8 +114,11 @@ for (const engine of ENGINES) {
       );
     });
 
-    /** A live call from a softphone of `acct`, refused 503; how long until the refusal. */
-    async function refusedCall(acct: TestAccount): Promise<number> {
+    /**
+     * A live call from a softphone of `acct`, refused 503 and recorded as any outbound call
+     * that never connected (status missed); how long until the refusal.
+     */
+    async function refusedCall(acct: TestAccount, calls = 1): Promise<number> {
       const login = liveLogin(acct);
       const started = Date.now();
       const call = await runSipp(t.stack, 'call-unavailable', {
@@ -124,8 +127,14 @@ for (const engine of ENGINES) {
         password: login.password,
         timeoutMs: 10_000,
       });
+      const waited = Date.now() - started;
       assert.equal(call.code, 0, call.errors || call.output);
-      return Date.now() - started;
+      const event = (await liveCalls(acct, calls)).at(-1)!;
+      assert.deepEqual(
+        [event.type, event.data.direction, event.data.to, event.data.status, event.data.duration],
+        ['call.completed', 'outbound', CALLED, 'missed', 0],
+      );
+      return waited;
     }
 
     /** Asserts the carrier's edge at `edge` took no call, and its side (sipp) heard nothing. */

@@ -11,7 +11,7 @@ export interface TrunkTrust {
 }
 
 /** OpenSSL's and Node's codes for a certificate that is not trusted or not the host's. */
-export const CERTIFICATE_ERROR = /CERT|SIGNATURE|ISSUER|ALTNAME/;
+const CERTIFICATE_ERROR = /CERT|SIGNATURE|ISSUER|ALTNAME/;
 
 /** The name a trunk's host is sent as by SNI: the host itself, unless it is an address. */
 export function sniName(host: string): string | null {
