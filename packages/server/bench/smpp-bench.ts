@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { haveKannel, startKannel } from './lib/kannel.ts';
 import { api, webhookLatency } from './lib/probes.ts';
 import {
+  freePort,
   runCli,
   startFloor,
   startReceiver,
@@ -20,6 +21,7 @@ import { fmt, markdown, type Row, type Target } from './lib/report.ts';
 import { percentilesOf, runWrk } from './lib/wrk.ts';
 
 const LINE = '+14155550188';
+const DOWN_LINE = '+14155550189';
 const WINDOW = 10;
 const CONNECTIONS = 64;
 
@@ -116,6 +118,72 @@ async function bareRate(
   }
 }
 
+/** An account with a live number on an SMPP connection to `port`, and its live key. */
+async function liveLine(env: Record<string, string>, name: string, port: number, line: string) {
+  const account = await runCli(['accounts', 'create', '--name', name], env);
+  const carrier = await runCli(
+    [
+      'carriers',
+      'add',
+      '--account',
+      account.id,
+      '--type',
+      'smpp',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--system-id',
+      'switchboard',
+      '--password',
+      'bench',
+      '--window',
+      String(WINDOW),
+    ],
+    env,
+  );
+  await runCli(
+    ['numbers', 'add', '--account', account.id, '--mode', 'live', line, '--carrier', carrier.id],
+    env,
+  );
+  const key = (await runCli(['keys', 'create', '--account', account.id, '--mode', 'live'], env))
+    .secret as string;
+  return { account, key };
+}
+
+/**
+ * The same load through a service of its own whose SMSC never answers: its sends are stored
+ * and wait, durably, so it measures accepting alone, as Kannel's load does while Kannel
+ * submits ~280 a second. Stopped at once: the waiting sends are tried again every 2 s, work
+ * that must not fall in the loads after it.
+ */
+async function acceptingAlone(dir: string, seconds: number, log: (text: string) => void) {
+  const env = {
+    SWITCHBOARD_DATA_DIR: join(dir, 'smsc-down'),
+    SWITCHBOARD_LOG_LEVEL: 'warn',
+    SWITCHBOARD_RATE_LIMIT: '1000000',
+    SWITCHBOARD_VOICE: 'off',
+  };
+  mkdirSync(env.SWITCHBOARD_DATA_DIR);
+  const { key } = await liveLine(env, 'Bench, SMSC down', await freePort(), DOWN_LINE);
+  const service = await startService(env);
+  try {
+    log(`Switchboard, its SMSC down: the same load, ${seconds} s`);
+    const load = await runWrk({
+      url: service.url,
+      script: 'post.lua',
+      seconds,
+      connections: CONNECTIONS,
+      serverPid: service.pid,
+      env: { BENCH_KEY: key, BENCH_FROM: DOWN_LINE },
+      warmUp: 2,
+    });
+    return load.perSecond;
+  } finally {
+    await service.stop();
+  }
+}
+
 export async function runSmppBench(options: { seconds: number; log: (text: string) => void }) {
   const { seconds, log } = options;
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-bench-smpp-'));
@@ -129,36 +197,11 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
       SWITCHBOARD_LOG_LEVEL: 'warn',
       SWITCHBOARD_RATE_LIMIT: '1000000',
       SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE: '1',
+      // Messaging is measured: Kamailio's start (TLS set-up, ~3 s of CPU) would fall in the load.
+      SWITCHBOARD_VOICE: 'off',
     };
     mkdirSync(env.SWITCHBOARD_DATA_DIR);
-    const account = await runCli(['accounts', 'create', '--name', 'Bench'], env);
-    const carrier = await runCli(
-      [
-        'carriers',
-        'add',
-        '--account',
-        account.id,
-        '--type',
-        'smpp',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(sim.port),
-        '--system-id',
-        'switchboard',
-        '--password',
-        'bench',
-        '--window',
-        String(WINDOW),
-      ],
-      env,
-    );
-    await runCli(
-      ['numbers', 'add', '--account', account.id, '--mode', 'live', LINE, '--carrier', carrier.id],
-      env,
-    );
-    const key = (await runCli(['keys', 'create', '--account', account.id, '--mode', 'live'], env))
-      .secret as string;
+    const { account, key } = await liveLine(env, 'Bench', sim.port, LINE);
     const service = await startService(env);
     const receiver = await startReceiver();
     try {
@@ -234,6 +277,11 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
           met: own.maxOutstanding <= WINDOW,
         },
       );
+      const queued = await acceptingAlone(dir, seconds, log);
+      rows.push({
+        name: 'Switchboard, its SMSC down: accepted sends/s (durable, queued; no carrier work)',
+        value: fmt(queued, ''),
+      });
       if (!haveKannel()) {
         log('Kannel is not installed (apt-get install kannel): its half is skipped');
         rows.push({ name: 'Kannel', value: 'not installed: skipped' });
@@ -295,7 +343,7 @@ export async function runSmppBench(options: { seconds: number; log: (text: strin
             targets.push(
               {
                 name: 'accepted sends/s ≥ 2 × Kannel’s',
-                measured: `${ratio.toFixed(2)} × (the floor: ${times(floor)})`,
+                measured: `${ratio.toFixed(2)} × (SMSC down: ${times(queued)}; the floor: ${times(floor)})`,
                 met: ratio >= 2,
               },
               {
