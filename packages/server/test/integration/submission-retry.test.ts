@@ -43,7 +43,8 @@ for (const engine of ENGINES) {
       let now = Date.UTC(2026, 0, 5, 9, 0, 0);
       const clock = { now: () => now };
       const actor = { accountId: acct.accountId, mode: 'test' as const };
-      const input = { from: acct.testNumbers[0]!, to: '+14155550177', body: 'Are you there?' };
+      // Outside the sandbox's +1NPA55501XX range, which the account's own number is drawn from.
+      const input = { from: acct.testNumbers[0]!, to: '+14155556177', body: 'Are you there?' };
       const message = await t.store.write((tx) => sendMessage(tx, actor, input, { clock }));
       const carrier = downCarrier();
       const dispatcher = new MessageDispatcher({
