@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { udpFree } from '../../src/voice/ports.ts';
 
 /** The `switchboard` command (`bin/switchboard.js`, as `npm start` runs it), run by this Node. */
 export const MAIN = join(import.meta.dirname, '..', '..', 'bin', 'switchboard.js');
@@ -85,8 +86,12 @@ function ephemeralPorts(): { low: number; high: number } {
   return { low: 49152, high: 65535 };
 }
 
-/** Where `freePort` picks from: below the kernel's own ports and above the well-known ones. */
-export const CHOSEN_PORTS = { low: 10_000, high: Math.min(ephemeralPorts().low, 49152) - 1 };
+/**
+ * Where `freePort` picks from: below the kernel's own ports and above the well-known ones, and
+ * below rtpengine's media ranges (30000–40000, src/voice/ports.ts), whose ports are bound only
+ * once a call needs them.
+ */
+export const CHOSEN_PORTS = { low: 10_000, high: Math.min(ephemeralPorts().low, 30_000) - 1 };
 
 /**
  * A port nobody listens on right now, for a child process to listen on later.
@@ -100,9 +105,17 @@ export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const port =
       CHOSEN_PORTS.low + Math.floor(Math.random() * (CHOSEN_PORTS.high - CHOSEN_PORTS.low + 1));
-    if (await canListen(port)) return port;
+    if (await portFree(port)) return port;
   }
   throw new Error('no free port in 100 tries');
+}
+
+/**
+ * Free for TCP and for UDP on 127.0.0.1: sipp and Kamailio peers take UDP, and a port another
+ * test file's sipp held on UDP alone passed for free, so calls meant for one sipp reached another.
+ */
+export async function portFree(port: number): Promise<boolean> {
+  return (await canListen(port)) && (await udpFree('127.0.0.1', port));
 }
 
 /** Whether a server can listen on 127.0.0.1:`port` now (it is closed again at once). */
