@@ -84,6 +84,8 @@ describe('notifications in the softphone', () => {
     await context.addInitScript(recordNotifications);
     const page = await context.newPage();
     await signIn(page, email, password);
+    // A text that arrives before the live channel is open notifies nobody: it is in the list.
+    await page.getByText('Live updates on').first().waitFor();
     return [context, page];
   }
 
