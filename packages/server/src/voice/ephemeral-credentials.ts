@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** What Kamailio and Switchboard share for one run of the voice stack; never logged. */
 export interface VoiceSecrets {
@@ -11,18 +11,6 @@ export interface VoiceSecrets {
    * X-Switchboard-Peer) only on an inbound call it forks to a peer instance's Kamailio.
    */
   peerToken: string;
-}
-
-/**
- * Fresh secrets for a start of the voice stack (nothing survives a restart but live calls),
- * but for the peers' token, derived from the service's secret key that all instances share.
- */
-export function newVoiceSecrets(secretKey: Buffer): VoiceSecrets {
-  return {
-    credentialSecret: randomBytes(24).toString('base64url'),
-    controlToken: randomBytes(24).toString('base64url'),
-    peerToken: peerTokenOf(secretKey),
-  };
 }
 
 /** The token every instance with the same secret key shares for its peers. */

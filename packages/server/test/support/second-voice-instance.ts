@@ -1,13 +1,14 @@
 // Another instance of the service with voice on, on the database of a running voice test app
 // (PostgreSQL), as a second `serve` would be: its own store, HTTP port, Kamailio, rtpengine and
 // run, the same secret key (so the same peers' token), announced in voice_instances.
+import { randomBytes } from 'node:crypto';
 import { buildApp } from '../../src/app.ts';
 import { localChanges } from '../../src/commands/changes.ts';
 import { webhookDeps } from '../../src/delivery/webhook-deps.ts';
 import { startVoicePresence } from '../../src/http/voice-presence.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { openStore } from '../../src/store/store.ts';
-import { newVoiceSecrets } from '../../src/voice/ephemeral-credentials.ts';
+import { keeperSecrets } from '../../src/voice/ephemeral-credentials.ts';
 import type { VoiceControl } from '../../src/voice/voice-control.ts';
 import { startVoiceStack, type VoiceStack } from '../../src/voice/voice-stack.ts';
 import type { TestApp } from './app.ts';
@@ -28,7 +29,10 @@ export async function startSecondVoiceInstance(
   const store = await openStore(a.database.options);
   const clock = { now: () => Date.now() };
   const logger = createLogger(process.env.SWITCHBOARD_TEST_VOICE_LOG ?? 'silent');
-  const voice: VoiceControl = { secrets: newVoiceSecrets(secretKey), endpoint: null };
+  const voice: VoiceControl = {
+    secrets: keeperSecrets(secretKey, randomBytes(12).toString('hex')),
+    endpoint: null,
+  };
   const changes = localChanges(store, webhookDeps({ clock, secrets: a.secrets, config: a.config }));
   const app = await buildApp({
     config: a.config,

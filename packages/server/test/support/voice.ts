@@ -10,7 +10,7 @@ import { hashPassword } from '../../src/lib/secrets.ts';
 import { createLogger } from '../../src/lib/logger.ts';
 import { startVoicePresence } from '../../src/http/voice-presence.ts';
 import type { Engine } from '../../src/store/engine/capabilities.ts';
-import { newVoiceSecrets } from '../../src/voice/ephemeral-credentials.ts';
+import { keeperSecrets } from '../../src/voice/ephemeral-credentials.ts';
 import type { VoiceControl } from '../../src/voice/voice-control.ts';
 import type { VoiceTlsFiles } from '../../src/voice/kamailio-tls.ts';
 import { startVoiceStack, type VoiceStack } from '../../src/voice/voice-stack.ts';
@@ -35,7 +35,10 @@ export async function startVoiceApp(
   } = {},
 ): Promise<VoiceTestApp> {
   const secretKey = options.secretKey ?? randomBytes(32);
-  const voice: VoiceControl = { secrets: newVoiceSecrets(secretKey), endpoint: null };
+  const voice: VoiceControl = {
+    secrets: keeperSecrets(secretKey, randomBytes(12).toString('hex')),
+    endpoint: null,
+  };
   if (options.credentialSeconds) voice.credentialSeconds = options.credentialSeconds;
   // Switchboard's checks of TLS trunks trust the CAs its Kamailio is given, as `serve` does.
   const env = {
